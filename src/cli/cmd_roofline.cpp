@@ -1,0 +1,85 @@
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "engine/roofline.hpp"
+#include "hardware/catalog.hpp"
+#include "report/reports.hpp"
+
+namespace ridgeline::cli {
+
+namespace {
+
+Dtype dtype_flag(const std::string& text, const std::string& flag) {
+    const auto dtype = parse_dtype(text);
+    if (!dtype) throw InputError(flag, "", "unknown dtype \"" + text + "\" (known: fp32, tf32, bf16, fp16, fp8, int8, int4, fp4)");
+    return *dtype;
+}
+
+// "B,D,F" with three positive whole numbers.
+MatmulShape parse_matmul(const std::string& text) {
+    std::stringstream stream(text);
+    std::string part;
+    double dims[3] = {0, 0, 0};
+    int count = 0;
+    while (std::getline(stream, part, ',')) {
+        std::size_t used = 0;
+        double value = 0;
+        try {
+            value = std::stod(part, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (count >= 3 || used != part.size() || !(value >= 1) || value > 1e12 || value != static_cast<double>(static_cast<long long>(value)))
+            throw InputError("--matmul", "", "expected B,D,F as three positive whole numbers, found \"" + text + "\"");
+        dims[count++] = value;
+    }
+    if (count != 3) throw InputError("--matmul", "", "expected B,D,F as three positive whole numbers, found \"" + text + "\"");
+    return {dims[0], dims[1], dims[2]};
+}
+
+}  // namespace
+
+void add_roofline_command(CLI::App& app, const GlobalOptions& options) {
+    struct Flags {
+        std::string hardware;
+        std::string matmul;
+        std::string dtype = "bf16";
+        std::string weights_dtype;
+        bool json = false;
+    };
+    auto flags = std::make_shared<Flags>();
+    CLI::App* command = app.add_subcommand(
+        "roofline", "ridge points of a chip, or the roofline of one matmul [B,D] x [D,F] on it");
+    command->add_option("--hardware", flags->hardware, "chip or system name (see `ridgeline hardware`) or file")
+        ->required();
+    command->add_option("--matmul", flags->matmul, "B,D,F: tokens, contracting and output dims");
+    command->add_option("--dtype", flags->dtype, "activation and arithmetic dtype (bf16, fp8, int8, ...)");
+    command->add_option("--weights-dtype", flags->weights_dtype, "weight storage dtype (default: --dtype)");
+    command->add_flag("--json", flags->json, "print one JSON document (schema ridgeline.roofline/1)");
+    command->callback([flags, &options] {
+        const Hardware hardware = resolve_hardware(flags->hardware, options.data_dir);
+        if (flags->matmul.empty()) {
+            const auto points = ridge_points(hardware);
+            std::cout << (flags->json ? report::ridge_json(hardware, points) : report::ridge_table(hardware, points))
+                      << "\n";
+            return;
+        }
+        report::MatmulQuery query;
+        query.shape = parse_matmul(flags->matmul);
+        query.dtypes.activations = dtype_flag(flags->dtype, "--dtype");
+        query.dtypes.weights =
+            flags->weights_dtype.empty() ? query.dtypes.activations : dtype_flag(flags->weights_dtype, "--weights-dtype");
+        query.dtypes.compute = query.dtypes.activations;  // narrower weights are widened to the activations' dtype
+        if (!hardware.chip.supports(query.dtypes.compute))
+            throw InputError("--dtype", "", hardware.chip.name + " has no " +
+                                                std::string(dtype_name(query.dtypes.compute)) + " arithmetic");
+        query.time = matmul_roofline(hardware.chip, query.shape, query.dtypes);
+        query.critical_batch_tokens = critical_batch_tokens(hardware.chip, query.dtypes);
+        std::cout << (flags->json ? report::matmul_json(hardware, query) : report::matmul_table(hardware, query))
+                  << "\n";
+    });
+}
+
+}  // namespace ridgeline::cli

@@ -1,0 +1,19 @@
+#pragma once
+// Each subcommand registers itself on the app; its callback loads inputs, calls the engine and
+// prints one report (table, or JSON with --json). Errors propagate to main as exceptions.
+#include <filesystem>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace ridgeline::cli {
+
+struct GlobalOptions {
+    std::filesystem::path data_dir;  // holds hardware/ and models/
+};
+
+void add_model_command(CLI::App& app, const GlobalOptions& options);
+void add_roofline_command(CLI::App& app, const GlobalOptions& options);
+void add_catalog_commands(CLI::App& app, const GlobalOptions& options);
+
+}  // namespace ridgeline::cli

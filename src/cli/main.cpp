@@ -1,0 +1,39 @@
+// ridgeline: roofline and scaling cost model for LLM training and inference.
+// Exit codes: 0 success, 2 bad input (files, names, flags), 1 internal error.
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+
+#ifndef RIDGELINE_DEFAULT_DATA_DIR
+#define RIDGELINE_DEFAULT_DATA_DIR "."
+#endif
+
+int main(int argc, char** argv) {
+    using namespace ridgeline;
+    CLI::App app{"Ridgeline: roofline and scaling cost model for LLMs on TPU and GPU clusters"};
+    app.require_subcommand(1);
+    cli::GlobalOptions options;
+    const char* env_dir = std::getenv("RIDGELINE_DATA_DIR");
+    options.data_dir = env_dir != nullptr ? env_dir : RIDGELINE_DEFAULT_DATA_DIR;
+    app.add_option("--data-dir", options.data_dir, "folder holding hardware/ and models/ (env RIDGELINE_DATA_DIR)");
+
+    cli::add_model_command(app, options);
+    cli::add_roofline_command(app, options);
+    cli::add_catalog_commands(app, options);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? 0 : 2;
+    } catch (const InputError& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "internal error: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}

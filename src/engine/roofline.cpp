@@ -1,0 +1,64 @@
+#include "engine/roofline.hpp"
+
+namespace ridgeline {
+
+RooflineTime roofline_time(double flops, double bytes, double peak_flops_per_s, double bandwidth_Bps) {
+    RooflineTime time;
+    time.flops = flops;
+    time.bytes = bytes;
+    time.compute_s = flops / peak_flops_per_s;
+    time.memory_s = bytes / bandwidth_Bps;
+    return time;
+}
+
+RooflineTime matmul_roofline(const ChipSpec& chip, const MatmulShape& shape, const MatmulDtypes& dtypes) {
+    const double flops = 2.0 * shape.rows * shape.contract * shape.cols;
+    const double bytes = bytes_per_element(dtypes.activations) * shape.rows * shape.contract +
+                         bytes_per_element(dtypes.weights) * shape.contract * shape.cols +
+                         bytes_per_element(dtypes.activations) * shape.rows * shape.cols;
+    return roofline_time(flops, bytes, chip.peak_flops(dtypes.compute), chip.hbm_bw_Bps);
+}
+
+double critical_batch_tokens(const ChipSpec& chip, const MatmulDtypes& dtypes) {
+    // FLOPs 2BDF over weight bytes w*DF: intensity 2B/w must reach peak / bandwidth.
+    return bytes_per_element(dtypes.weights) / 2.0 * chip.peak_flops(dtypes.compute) / chip.hbm_bw_Bps;
+}
+
+std::vector<RidgePoint> ridge_points(const Hardware& hardware) {
+    const ChipSpec& chip = hardware.chip;
+    struct Level {
+        std::string name;
+        std::string meaning;
+        double bandwidth_Bps;
+    };
+    std::vector<Level> levels = {{"hbm", "HBM bandwidth", chip.hbm_bw_Bps}};
+    if (chip.ici)
+        levels.push_back({"ici", "one torus axis, both directions of a wraparound ring", chip.ici->axis_bw_Bps_bidirectional()});
+    if (chip.nvlink) levels.push_back({"nvlink", "per-GPU NVLink egress", chip.nvlink->bw_per_chip_Bps_one_way});
+    levels.push_back({"scale-out", chip.scale_out.kind + " egress per chip", chip.scale_out.bw_per_chip_Bps_one_way});
+    // Hierarchical collectives spread a domain's data over all its chips' NICs (the book's node egress).
+    if (hardware.system && hardware.system->scale_up.kind == ScaleUpSpec::Kind::switched) {
+        const double domain = static_cast<double>(hardware.system->scale_up.domain_size);
+        levels.push_back({"scale-out per domain", chip.scale_out.kind + " egress of a " +
+                                                      std::to_string(hardware.system->scale_up.domain_size) + "-chip domain",
+                          chip.scale_out.bw_per_chip_Bps_one_way * domain});
+    }
+    levels.push_back({"host", "host link (PCIe) per chip", chip.host_link_Bps});
+
+    std::vector<RidgePoint> points;
+    for (Dtype dtype : kAllDtypes) {
+        if (!chip.supports(dtype) || dtype == Dtype::fp16) continue;
+        for (const Level& level : levels)
+            points.push_back({level.name, level.meaning, level.bandwidth_Bps, dtype,
+                              chip.peak_flops(dtype) / level.bandwidth_Bps});
+    }
+    return points;
+}
+
+std::optional<double> peak_flops_per_usd(const ChipSpec& chip, Dtype dtype) {
+    if (!chip.price_usd_per_chip_hour) return std::nullopt;
+    constexpr double kSecondsPerHour = 3600.0;
+    return chip.peak_flops(dtype) * kSecondsPerHour / *chip.price_usd_per_chip_hour;
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,62 @@
+#pragma once
+// The roofline of one chip: time = max(FLOPs / peak, bytes / bandwidth), and which side of the
+// ridge a piece of work is on. Pure functions of specs.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "hardware/system.hpp"
+
+namespace ridgeline {
+
+enum class Bound { compute, memory };
+
+struct RooflineTime {
+    double flops = 0;
+    double bytes = 0;
+    double compute_s = 0;
+    double memory_s = 0;
+    [[nodiscard]] double intensity_flops_per_byte() const { return bytes > 0 ? flops / bytes : 0; }
+    // Perfect overlap of compute and traffic, and none: the true time lies between the two.
+    [[nodiscard]] double lower_bound_s() const { return compute_s > memory_s ? compute_s : memory_s; }
+    [[nodiscard]] double upper_bound_s() const { return compute_s + memory_s; }
+    [[nodiscard]] Bound bound() const { return compute_s >= memory_s ? Bound::compute : Bound::memory; }
+};
+
+[[nodiscard]] RooflineTime roofline_time(double flops, double bytes, double peak_flops_per_s, double bandwidth_Bps);
+
+// [B, D] x [D, F] -> [B, F], reading both inputs and writing the output once from HBM.
+// The arithmetic runs at the peak of `compute_dtype`.
+struct MatmulShape {
+    double rows = 0;      // B: tokens
+    double contract = 0;  // D
+    double cols = 0;      // F
+};
+struct MatmulDtypes {
+    Dtype activations = Dtype::bf16;
+    Dtype weights = Dtype::bf16;
+    Dtype compute = Dtype::bf16;
+};
+[[nodiscard]] RooflineTime matmul_roofline(const ChipSpec& chip, const MatmulShape& shape, const MatmulDtypes& dtypes);
+
+// The token batch above which a weight-streaming matmul (B << D, F) is compute-bound:
+// intensity 2B / weight_bytes against peak / HBM bandwidth.
+[[nodiscard]] double critical_batch_tokens(const ChipSpec& chip, const MatmulDtypes& dtypes);
+
+// Critical arithmetic intensity (FLOPs per byte moved) against each memory and network level.
+struct RidgePoint {
+    std::string level;        // "hbm", "ici axis (bidirectional)", "nvlink", "scale-out", ...
+    std::string bandwidth_meaning;
+    double bandwidth_Bps = 0;
+    Dtype dtype = Dtype::bf16;
+    double intensity_flops_per_byte = 0;
+};
+[[nodiscard]] std::vector<RidgePoint> ridge_points(const Hardware& hardware);
+
+// Peak FLOPs bought per dollar at the chip's hourly price; nullopt where the file gives no price.
+[[nodiscard]] std::optional<double> peak_flops_per_usd(const ChipSpec& chip, Dtype dtype);
+
+[[nodiscard]] inline const char* bound_name(Bound bound) { return bound == Bound::compute ? "compute" : "memory"; }
+
+}  // namespace ridgeline

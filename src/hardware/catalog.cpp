@@ -1,0 +1,182 @@
+#include "hardware/catalog.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "io/catalog_lookup.hpp"
+#include "io/json_reader.hpp"
+
+namespace ridgeline {
+
+namespace {
+
+constexpr const char* kChipFormat = "ridgeline.chip/1";
+constexpr const char* kSystemFormat = "ridgeline.system/1";
+
+void check_format(io::JsonObject& object, const char* expected) {
+    const std::string format = object.string("format");
+    if (format != expected)
+        object.fail("format", "expected \"" + std::string(expected) + "\", found \"" + format + "\"");
+}
+
+int small_positive_int(io::JsonObject& object, const std::string& key) {
+    const auto count = object.sourced_positive_int(key);
+    if (count > 1024) object.fail(key, "expected at most 1024");
+    return static_cast<int>(count);
+}
+
+ScaleOutSpec parse_chip_scale_out(io::JsonObject object) {
+    ScaleOutSpec spec;
+    spec.kind = object.string("kind");
+    spec.bw_per_chip_Bps_one_way = object.sourced_positive_number("bw_per_chip_Bps_one_way");
+    spec.latency_s = object.sourced_positive_number("latency_s");
+    object.finish();
+    return spec;
+}
+
+}  // namespace
+
+ChipSpec load_chip_file(const std::filesystem::path& path) {
+    const nlohmann::json document = io::parse_json_file(path);
+    io::JsonObject root(document, path.string());
+    check_format(root, kChipFormat);
+    ChipSpec chip;
+    chip.name = root.string("name");
+    (void)root.string_list("aliases");
+    chip.description = root.string("description");
+    const std::string kind = root.string("kind");
+    if (kind == "tpu") chip.kind = ChipKind::tpu;
+    else if (kind == "gpu") chip.kind = ChipKind::gpu;
+    else root.fail("kind", "expected \"tpu\" or \"gpu\", found \"" + kind + "\"");
+    chip.default_system = root.optional_string("default_system").value_or("");
+
+    auto peaks = root.object("peak_flops_per_s");
+    for (const std::string& key : peaks.keys()) {
+        const auto dtype = parse_dtype(key);
+        if (!dtype) peaks.fail(key, "unknown dtype (known: fp32, tf32, bf16, fp16, fp8, int8, int4, fp4)");
+        chip.peak_flops_per_s[index_of(*dtype)] = peaks.sourced_positive_number(key);
+    }
+    if (!chip.supports(Dtype::bf16)) peaks.fail("bf16", "missing required field");
+    // fp16 runs at the bf16 rate on every chip we model unless a file says otherwise.
+    if (!chip.supports(Dtype::fp16)) chip.peak_flops_per_s[index_of(Dtype::fp16)] = chip.peak_flops(Dtype::bf16);
+    peaks.finish();
+
+    chip.hbm_bytes = root.sourced_positive_number("hbm_bytes");
+    chip.hbm_bw_Bps = root.sourced_positive_number("hbm_bw_Bps");
+    chip.on_chip_memory_bytes = root.sourced_positive_number("on_chip_memory_bytes");
+    chip.host_link_Bps = root.sourced_positive_number("host_link_Bps");
+    chip.price_usd_per_chip_hour = root.optional_sourced_positive_number("price_usd_per_chip_hour");
+
+    auto interconnect = root.object("interconnect");
+    if (auto ici = interconnect.optional_object("ici")) {
+        IciSpec spec;
+        spec.links_per_chip = small_positive_int(*ici, "links_per_chip");
+        spec.torus_axes = small_positive_int(*ici, "torus_axes");
+        spec.link_bw_Bps_one_way = ici->sourced_positive_number("link_bw_Bps_one_way");
+        spec.hop_latency_s = ici->sourced_positive_number("hop_latency_s");
+        ici->finish();
+        chip.ici = spec;
+    }
+    if (auto nvlink = interconnect.optional_object("nvlink")) {
+        NvlinkSpec spec;
+        spec.links_per_chip = small_positive_int(*nvlink, "links_per_chip");
+        spec.bw_per_chip_Bps_one_way = nvlink->sourced_positive_number("bw_per_chip_Bps_one_way");
+        spec.hop_latency_s = nvlink->sourced_positive_number("hop_latency_s");
+        nvlink->finish();
+        chip.nvlink = spec;
+    }
+    if (chip.kind == ChipKind::tpu && !chip.ici) interconnect.fail("ici", "missing required field for a TPU");
+    if (chip.kind == ChipKind::gpu && !chip.nvlink) interconnect.fail("nvlink", "missing required field for a GPU");
+    chip.scale_out = parse_chip_scale_out(interconnect.object("scale_out"));
+    interconnect.finish();
+    root.finish();
+    return chip;
+}
+
+SystemSpec load_system_file(const std::filesystem::path& path) {
+    const nlohmann::json document = io::parse_json_file(path);
+    io::JsonObject root(document, path.string());
+    check_format(root, kSystemFormat);
+    SystemSpec system;
+    system.name = root.string("name");
+    (void)root.string_list("aliases");
+    system.description = root.string("description");
+    system.chip_name = root.string("chip");
+    system.chips_per_host = small_positive_int(root, "chips_per_host");
+
+    auto scale_up = root.object("scale_up");
+    const std::string kind = scale_up.string("kind");
+    if (kind == "torus") {
+        system.scale_up.kind = ScaleUpSpec::Kind::torus;
+        system.scale_up.torus_dims = scale_up.positive_int_list("dims");
+        if (system.scale_up.torus_dims.size() > 4) scale_up.fail("dims", "expected at most 4 torus axes");
+        system.scale_up.wrap_multiple_of = scale_up.positive_int("wrap_multiple_of");
+    } else if (kind == "switch") {
+        system.scale_up.kind = ScaleUpSpec::Kind::switched;
+        system.scale_up.domain_size = scale_up.positive_int("domain_size");
+    } else {
+        scale_up.fail("kind", "expected \"torus\" or \"switch\", found \"" + kind + "\"");
+    }
+    scale_up.allow("source");
+    scale_up.finish();
+
+    auto scale_out = root.object("scale_out");
+    system.scale_out_kind = scale_out.string("kind");
+    if (system.scale_out_kind != "dcn" && system.scale_out_kind != "fat_tree" && system.scale_out_kind != "rail_optimized")
+        scale_out.fail("kind", "expected \"dcn\", \"fat_tree\" or \"rail_optimized\", found \"" + system.scale_out_kind + "\"");
+    system.max_scale_out_domains = scale_out.optional_positive_int("max_nodes");
+    scale_out.allow("source");
+    scale_out.finish();
+    root.finish();
+    return system;
+}
+
+std::vector<CatalogEntry> list_chips(const std::filesystem::path& data_dir) {
+    return io::list_catalog(data_dir / "hardware" / "chips");
+}
+
+std::vector<CatalogEntry> list_systems(const std::filesystem::path& data_dir) {
+    return io::list_catalog(data_dir / "hardware" / "systems");
+}
+
+Hardware resolve_hardware(const std::string& name_or_path, const std::filesystem::path& data_dir) {
+    const auto chips = list_chips(data_dir);
+    const auto systems = list_systems(data_dir);
+    const auto load_system_with_chip = [&](const std::filesystem::path& file) {
+        Hardware hardware;
+        hardware.system = load_system_file(file);
+        const auto chip_entry = io::find_entry(chips, hardware.system->chip_name);
+        if (!chip_entry)
+            throw InputError(file.string(), "chip", "unknown chip \"" + hardware.system->chip_name + "\"");
+        hardware.chip = load_chip_file(chip_entry->file);
+        return hardware;
+    };
+    const auto load_chip_with_system = [&](const std::filesystem::path& file) {
+        Hardware hardware;
+        hardware.chip = load_chip_file(file);
+        if (!hardware.chip.default_system.empty()) {
+            const auto system_entry = io::find_entry(systems, hardware.chip.default_system);
+            if (!system_entry)
+                throw InputError(file.string(), "default_system",
+                                 "unknown system \"" + hardware.chip.default_system + "\"");
+            hardware.system = load_system_file(system_entry->file);
+        }
+        return hardware;
+    };
+
+    if (io::looks_like_path(name_or_path)) {
+        const nlohmann::json document = io::parse_json_file(name_or_path);
+        const std::string format = document.is_object() ? document.value("format", "") : "";
+        if (format == kSystemFormat) return load_system_with_chip(name_or_path);
+        if (format == kChipFormat) return load_chip_with_system(name_or_path);
+        throw InputError(name_or_path, "format",
+                         std::string("expected \"") + kChipFormat + "\" or \"" + kSystemFormat + "\"");
+    }
+    if (const auto entry = io::find_entry(systems, name_or_path)) return load_system_with_chip(entry->file);
+    if (const auto entry = io::find_entry(chips, name_or_path)) return load_chip_with_system(entry->file);
+    std::vector<CatalogEntry> all = systems;
+    all.insert(all.end(), chips.begin(), chips.end());
+    throw InputError("--hardware", "", "unknown hardware \"" + name_or_path + "\"; known: " + io::known_names(all));
+}
+
+}  // namespace ridgeline

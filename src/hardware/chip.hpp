@@ -1,0 +1,63 @@
+#pragma once
+// A chip as the cost model sees it: peak arithmetic per dtype, HBM, and the bandwidth of each
+// interconnect level it attaches to. Plain values, parsed once (hardware/catalog.cpp).
+#include <array>
+#include <optional>
+#include <string>
+
+#include "core/dtype.hpp"
+
+namespace ridgeline {
+
+// TPU inter-chip interconnect: a torus whose links each carry link_bw one way.
+struct IciSpec {
+    int links_per_chip = 0;
+    int torus_axes = 0;
+    double link_bw_Bps_one_way = 0;
+    double hop_latency_s = 0;
+    // Bandwidth along one torus axis using both directions of a wraparound ring (the book's W_ici).
+    [[nodiscard]] double axis_bw_Bps_bidirectional() const { return 2.0 * link_bw_Bps_one_way; }
+};
+
+// GPU NVLink through NVSwitch: every GPU reaches any other in its domain at its full egress.
+struct NvlinkSpec {
+    int links_per_chip = 0;
+    double bw_per_chip_Bps_one_way = 0;
+    double hop_latency_s = 0;
+};
+
+// The network between scale-up domains: DCN between TPU slices, InfiniBand/Ethernet between GPU nodes.
+struct ScaleOutSpec {
+    std::string kind;
+    double bw_per_chip_Bps_one_way = 0;
+    double latency_s = 0;
+};
+
+enum class ChipKind { tpu, gpu };
+
+struct ChipSpec {
+    std::string name;
+    std::string description;
+    ChipKind kind = ChipKind::tpu;
+    std::string default_system;  // empty when none
+    std::array<double, kDtypeCount> peak_flops_per_s{};  // 0 where the chip has no such arithmetic
+    double hbm_bytes = 0;
+    double hbm_bw_Bps = 0;
+    double on_chip_memory_bytes = 0;
+    double host_link_Bps = 0;
+    std::optional<IciSpec> ici;
+    std::optional<NvlinkSpec> nvlink;
+    ScaleOutSpec scale_out;
+    std::optional<double> price_usd_per_chip_hour;
+
+    [[nodiscard]] bool supports(Dtype dtype) const { return peak_flops_per_s[index_of(dtype)] > 0; }
+    [[nodiscard]] double peak_flops(Dtype dtype) const { return peak_flops_per_s[index_of(dtype)]; }
+    // Per-chip scale-up bandwidth that collectives inside a domain see (one way).
+    [[nodiscard]] double scale_up_bw_Bps_one_way() const {
+        if (nvlink) return nvlink->bw_per_chip_Bps_one_way;
+        if (ici) return ici->link_bw_Bps_one_way * ici->links_per_chip;
+        return 0;
+    }
+};
+
+}  // namespace ridgeline

@@ -1,0 +1,44 @@
+#pragma once
+// A system users name (a TPU pod, a DGX node type, a GB200 NVL72 rack): which chip, how chips
+// form scale-up domains (torus or switch), and how domains are joined.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hardware/chip.hpp"
+
+namespace ridgeline {
+
+struct ScaleUpSpec {
+    enum class Kind { torus, switched };
+    Kind kind = Kind::switched;
+    std::vector<std::int64_t> torus_dims;  // torus only: the largest slice
+    std::int64_t wrap_multiple_of = 0;     // torus only: an axis wraps iff its size is a multiple
+    std::int64_t domain_size = 0;          // switched only: chips per NVLink domain
+
+    [[nodiscard]] std::int64_t max_domain_chips() const {
+        if (kind == Kind::switched) return domain_size;
+        std::int64_t chips = 1;
+        for (std::int64_t dim : torus_dims) chips *= dim;
+        return chips;
+    }
+};
+
+struct SystemSpec {
+    std::string name;
+    std::string description;
+    std::string chip_name;
+    std::int64_t chips_per_host = 0;
+    ScaleUpSpec scale_up;
+    std::string scale_out_kind;
+    std::optional<std::int64_t> max_scale_out_domains;
+};
+
+// What a --hardware name resolves to: always a chip, and the system around it where known.
+struct Hardware {
+    ChipSpec chip;
+    std::optional<SystemSpec> system;
+};
+
+}  // namespace ridgeline

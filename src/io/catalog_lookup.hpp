@@ -1,0 +1,29 @@
+#pragma once
+// Name lookup over a folder of description files (hardware/chips, models, ...): each file
+// declares a name and aliases; users type either.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ridgeline {
+
+struct CatalogEntry {
+    std::string name;
+    std::vector<std::string> aliases;
+    std::string description;
+    std::filesystem::path file;
+};
+
+namespace io {
+
+// Reads name, aliases and description of every *.json in `folder`, sorted by name.
+[[nodiscard]] std::vector<CatalogEntry> list_catalog(const std::filesystem::path& folder);
+// Case-insensitive match on name or alias.
+[[nodiscard]] std::optional<CatalogEntry> find_entry(const std::vector<CatalogEntry>& entries, const std::string& name);
+[[nodiscard]] std::string known_names(const std::vector<CatalogEntry>& entries);
+// A name with a slash or a .json suffix is a file, not a catalog name.
+[[nodiscard]] bool looks_like_path(const std::string& name);
+
+}  // namespace io
+}  // namespace ridgeline

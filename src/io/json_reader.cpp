@@ -1,0 +1,210 @@
+#include "io/json_reader.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace ridgeline::io {
+
+namespace {
+// Refuse files that cannot be a description: keeps memory and time bounded on hostile input.
+constexpr std::uintmax_t kMaxJsonFileBytes = 64ull << 20;
+// Dimensions beyond this overflow products such as layers * d_model * d_ff in int64.
+constexpr double kMaxInteger = 1e12;
+
+std::string type_name(const nlohmann::json& value) { return value.type_name(); }
+}  // namespace
+
+nlohmann::json parse_json_file(const std::filesystem::path& path) {
+    const std::string origin = path.string();
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error))
+        throw InputError(origin, "", "no such file");
+    const auto size = std::filesystem::file_size(path, error);
+    if (error) throw InputError(origin, "", "cannot read file size");
+    if (size > kMaxJsonFileBytes)
+        throw InputError(origin, "", "file is " + std::to_string(size) +
+                                         " bytes; descriptions larger than 64 MiB are refused");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(origin, "", "cannot open file");
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    try {
+        return nlohmann::json::parse(buffer.str());
+    } catch (const nlohmann::json::parse_error& e) {
+        throw InputError(origin, "", std::string("malformed JSON: ") + e.what());
+    }
+}
+
+JsonObject::JsonObject(const nlohmann::json& value, std::string origin, std::string path)
+    : value_(&value), origin_(std::move(origin)), path_(std::move(path)) {
+    if (!value.is_object())
+        throw InputError(origin_, path_, "expected a JSON object, found " + type_name(value));
+}
+
+std::string JsonObject::field_path(const std::string& key) const {
+    return path_.empty() ? key : path_ + "." + key;
+}
+
+void JsonObject::fail(const std::string& key, const std::string& what) const {
+    throw InputError(origin_, field_path(key), what);
+}
+
+bool JsonObject::has(const std::string& key) const { return value_->contains(key); }
+
+const nlohmann::json& JsonObject::require(const std::string& key) {
+    seen_.insert(key);
+    const auto it = value_->find(key);
+    if (it == value_->end()) fail(key, "missing required field");
+    return *it;
+}
+
+void JsonObject::allow(const std::string& key) { seen_.insert(key); }
+
+std::vector<std::string> JsonObject::keys() const {
+    std::vector<std::string> result;
+    for (const auto& item : value_->items()) result.push_back(item.key());
+    return result;
+}
+
+std::string JsonObject::string(const std::string& key) {
+    const auto& value = require(key);
+    if (!value.is_string()) fail(key, "expected a string, found " + type_name(value));
+    return value.get<std::string>();
+}
+
+std::optional<std::string> JsonObject::optional_string(const std::string& key) {
+    if (!has(key) || (*value_)[key].is_null()) {
+        allow(key);
+        return std::nullopt;
+    }
+    return string(key);
+}
+
+std::vector<std::string> JsonObject::string_list(const std::string& key) {
+    const auto& value = require(key);
+    if (!value.is_array()) fail(key, "expected an array of strings, found " + type_name(value));
+    std::vector<std::string> result;
+    for (const auto& item : value) {
+        if (!item.is_string()) fail(key, "expected an array of strings, found an element of type " + type_name(item));
+        result.push_back(item.get<std::string>());
+    }
+    return result;
+}
+
+bool JsonObject::boolean(const std::string& key, bool fallback) {
+    if (!has(key)) {
+        allow(key);
+        return fallback;
+    }
+    const auto& value = require(key);
+    if (!value.is_boolean()) fail(key, "expected true or false, found " + type_name(value));
+    return value.get<bool>();
+}
+
+std::int64_t JsonObject::to_int(const nlohmann::json& value, const std::string& key) const {
+    if (!value.is_number()) fail(key, "expected a whole number, found " + type_name(value));
+    const double number = value.get<double>();
+    if (!std::isfinite(number)) fail(key, "expected a finite whole number");
+    if (number != std::floor(number)) fail(key, "expected a whole number, found " + value.dump());
+    if (std::fabs(number) > kMaxInteger) fail(key, "value " + value.dump() + " is out of range (at most 1e12)");
+    return static_cast<std::int64_t>(number);
+}
+
+std::int64_t JsonObject::positive_int(const std::string& key) {
+    const std::int64_t number = to_int(require(key), key);
+    if (number < 1) fail(key, "expected a positive whole number, found " + std::to_string(number));
+    return number;
+}
+
+std::optional<std::int64_t> JsonObject::optional_positive_int(const std::string& key) {
+    if (!has(key) || (*value_)[key].is_null()) {
+        allow(key);
+        return std::nullopt;
+    }
+    return positive_int(key);
+}
+
+std::int64_t JsonObject::non_negative_int(const std::string& key, std::int64_t fallback) {
+    if (!has(key) || (*value_)[key].is_null()) {
+        allow(key);
+        return fallback;
+    }
+    const std::int64_t number = to_int(require(key), key);
+    if (number < 0) fail(key, "expected a whole number >= 0, found " + std::to_string(number));
+    return number;
+}
+
+std::int64_t JsonObject::sourced_positive_int(const std::string& key) {
+    const auto& value = require(key);
+    if (value.is_object()) {
+        JsonObject sourced(value, origin_, field_path(key));
+        const std::int64_t number = sourced.positive_int("value");
+        if (sourced.string("source").empty()) sourced.fail("source", "must say where the number comes from");
+        sourced.finish();
+        return number;
+    }
+    return positive_int(key);
+}
+
+std::vector<std::int64_t> JsonObject::positive_int_list(const std::string& key) {
+    const auto& value = require(key);
+    if (!value.is_array() || value.empty()) fail(key, "expected a non-empty array of positive whole numbers");
+    std::vector<std::int64_t> result;
+    for (const auto& item : value) {
+        const std::int64_t number = to_int(item, key);
+        if (number < 1) fail(key, "expected positive whole numbers, found " + std::to_string(number));
+        result.push_back(number);
+    }
+    return result;
+}
+
+double JsonObject::positive_number(const std::string& key) {
+    const auto& value = require(key);
+    if (!value.is_number()) fail(key, "expected a number, found " + type_name(value));
+    const double number = value.get<double>();
+    if (!std::isfinite(number) || number <= 0.0) fail(key, "expected a finite number > 0, found " + value.dump());
+    return number;
+}
+
+double JsonObject::sourced_positive_number(const std::string& key) {
+    const auto& value = require(key);
+    if (value.is_object()) {
+        JsonObject sourced(value, origin_, field_path(key));
+        const double number = sourced.positive_number("value");
+        const std::string source = sourced.string("source");
+        if (source.empty()) sourced.fail("source", "must say where the number comes from");
+        sourced.finish();
+        return number;
+    }
+    return positive_number(key);
+}
+
+std::optional<double> JsonObject::optional_sourced_positive_number(const std::string& key) {
+    if (!has(key)) {
+        allow(key);
+        return std::nullopt;
+    }
+    return sourced_positive_number(key);
+}
+
+JsonObject JsonObject::object(const std::string& key) {
+    return JsonObject(require(key), origin_, field_path(key));
+}
+
+std::optional<JsonObject> JsonObject::optional_object(const std::string& key) {
+    if (!has(key) || (*value_)[key].is_null()) {
+        allow(key);
+        return std::nullopt;
+    }
+    return object(key);
+}
+
+void JsonObject::finish() const {
+    for (const auto& item : value_->items())
+        if (!seen_.count(item.key())) fail(item.key(), "unknown field (is it misspelt?)");
+}
+
+}  // namespace ridgeline::io

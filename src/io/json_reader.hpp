@@ -1,0 +1,62 @@
+#pragma once
+// Strict reading of user-written JSON: every field is checked for presence, type and range,
+// unknown keys (typos) are refused, and every error names the file and the dotted field path.
+// Included only by loaders, so the JSON headers stay out of the engine.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ridgeline::io {
+
+// Parses a whole file; malformed JSON or an unreadable file is an InputError naming the file.
+[[nodiscard]] nlohmann::json parse_json_file(const std::filesystem::path& path);
+
+class JsonObject {
+public:
+    // `origin` names the file in errors; `path` is this object's dotted path within it.
+    JsonObject(const nlohmann::json& value, std::string origin, std::string path = "");
+
+    [[nodiscard]] bool has(const std::string& key) const;
+    [[nodiscard]] std::string string(const std::string& key);
+    [[nodiscard]] std::optional<std::string> optional_string(const std::string& key);
+    [[nodiscard]] std::vector<std::string> string_list(const std::string& key);
+    [[nodiscard]] bool boolean(const std::string& key, bool fallback);
+    // Whole numbers >= 1 (JSON integers, or floats with no fractional part).
+    [[nodiscard]] std::int64_t positive_int(const std::string& key);
+    [[nodiscard]] std::optional<std::int64_t> optional_positive_int(const std::string& key);
+    [[nodiscard]] std::int64_t non_negative_int(const std::string& key, std::int64_t fallback);
+    [[nodiscard]] std::int64_t sourced_positive_int(const std::string& key);
+    [[nodiscard]] std::vector<std::int64_t> positive_int_list(const std::string& key);
+    // Finite numbers > 0. "sourced" fields may be a bare number or {"value": x, "source": "..."}.
+    [[nodiscard]] double positive_number(const std::string& key);
+    [[nodiscard]] double sourced_positive_number(const std::string& key);
+    [[nodiscard]] std::optional<double> optional_sourced_positive_number(const std::string& key);
+    [[nodiscard]] JsonObject object(const std::string& key);
+    [[nodiscard]] std::optional<JsonObject> optional_object(const std::string& key);
+    // Marks a key as known without reading it (free-text notes, sources).
+    void allow(const std::string& key);
+    // Keys of this object, in file order (for maps such as per-dtype peaks).
+    [[nodiscard]] std::vector<std::string> keys() const;
+    // Refuses any key that was never read or allowed: catches typos such as "d_modle".
+    void finish() const;
+
+    [[noreturn]] void fail(const std::string& key, const std::string& what) const;
+    [[nodiscard]] std::string field_path(const std::string& key) const;
+    [[nodiscard]] const std::string& origin() const { return origin_; }
+
+private:
+    const nlohmann::json& require(const std::string& key);
+    std::int64_t to_int(const nlohmann::json& value, const std::string& key) const;
+
+    const nlohmann::json* value_;
+    std::string origin_;
+    std::string path_;
+    std::set<std::string> seen_;
+};
+
+}  // namespace ridgeline::io

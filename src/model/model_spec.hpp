@@ -1,0 +1,56 @@
+#pragma once
+// A decoder-only transformer, dense or mixture-of-experts, as plain numbers. Loaded from the
+// project's JSON (model/model_loader.cpp) or a Hugging Face config.json (model/hf_config.cpp).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ridgeline {
+
+enum class MlpKind { gated, plain };  // gated: up, gate and down matrices (SwiGLU); plain: up and down
+enum class NormKind { rmsnorm, layernorm };
+
+struct MoeSpec {
+    std::int64_t n_experts = 0;
+    std::int64_t top_k = 0;
+    std::int64_t d_ff_expert = 0;
+    std::int64_t n_shared_experts = 0;    // always-active experts of width d_ff_expert
+    std::int64_t first_dense_layers = 0;  // leading layers with a dense MLP of width d_ff
+};
+
+// DeepSeek multi-head latent attention, described by its projection shapes.
+struct MlaSpec {
+    std::int64_t q_lora_rank = 0;  // 0: queries projected directly from d_model
+    std::int64_t kv_lora_rank = 0;
+    std::int64_t qk_nope_head_dim = 0;
+    std::int64_t qk_rope_head_dim = 0;
+    std::int64_t v_head_dim = 0;
+};
+
+struct ModelSpec {
+    std::string name;
+    std::string description;
+    std::int64_t n_layers = 0;
+    std::int64_t d_model = 0;
+    std::int64_t n_heads = 0;
+    std::int64_t n_kv_heads = 0;
+    std::int64_t head_dim = 0;
+    std::int64_t d_ff = 0;
+    std::int64_t vocab_size = 0;
+    MlpKind mlp = MlpKind::gated;
+    NormKind norm = NormKind::rmsnorm;
+    bool tied_embeddings = false;
+    bool qkv_bias = false;     // biases on the q, k, v projections only (Qwen2)
+    bool linear_bias = false;  // biases on every linear layer (GPT-3)
+    bool qk_norm = false;      // per-head norms on q and k (Qwen3)
+    std::int64_t learned_position_embeddings = 0;
+    std::optional<MoeSpec> moe;
+    std::optional<MlaSpec> mla;
+    std::optional<double> published_params;
+    std::optional<double> published_active_params;
+
+    [[nodiscard]] std::int64_t moe_layers() const { return moe ? n_layers - moe->first_dense_layers : 0; }
+    [[nodiscard]] std::int64_t dense_layers() const { return n_layers - moe_layers(); }
+};
+
+}  // namespace ridgeline

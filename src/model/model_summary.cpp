@@ -1,0 +1,34 @@
+#include "model/model_summary.hpp"
+
+namespace ridgeline {
+
+const char* recompute_name(Recompute recompute) {
+    switch (recompute) {
+        case Recompute::none: return "none";
+        case Recompute::selective: return "selective";
+        case Recompute::full: return "full";
+    }
+    return "none";
+}
+
+ModelSummary summarize_model(const ModelSpec& model, double seq_len) {
+    ModelSummary summary;
+    summary.params = count_params(model);
+    summary.seq_len = seq_len;
+    summary.forward = flops_per_token(model, seq_len, /*causal=*/true);
+    summary.training_flops_per_token = summary.forward.training();
+    summary.six_n_flops_per_token = six_n_flops_per_token(model);
+    for (std::size_t i = 0; i < kKvDtypes.size(); ++i) {
+        summary.kv_bytes_per_token[i] = kv_cache_bytes_per_token(model, kKvDtypes[i]);
+        summary.kv_bytes_per_sequence[i] = summary.kv_bytes_per_token[i] * seq_len;
+    }
+    for (std::size_t i = 0; i < kRecomputeModes.size(); ++i) {
+        summary.activation_bytes_per_token_per_layer[i] =
+            activation_bytes_per_token_per_layer(model, seq_len, kRecomputeModes[i], Dtype::bf16);
+        summary.activation_bytes_per_sequence[i] =
+            summary.activation_bytes_per_token_per_layer[i] * seq_len * static_cast<double>(model.n_layers);
+    }
+    return summary;
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,19 @@
+#pragma once
+// Checks that a model's dimensions fit together, whichever file format they came from.
+#include <string>
+
+#include "model/model_spec.hpp"
+
+namespace ridgeline {
+
+// Throws InputError naming `origin` and the offending field (named as in that file's format).
+struct ModelFieldNames {
+    std::string n_heads = "n_heads";
+    std::string n_kv_heads = "n_kv_heads";
+    std::string head_dim = "head_dim";
+    std::string top_k = "moe.top_k";
+    std::string first_dense_layers = "moe.first_dense_layers";
+};
+void validate_model(const ModelSpec& model, const std::string& origin, const ModelFieldNames& names);
+
+}  // namespace ridgeline

@@ -1,0 +1,171 @@
+#include "model/transformer_math.hpp"
+
+namespace ridgeline {
+
+namespace {
+
+double d(std::int64_t value) { return static_cast<double>(value); }
+
+double norm_params(const ModelSpec& model, double width) {
+    return model.norm == NormKind::layernorm ? 2.0 * width : width;  // layernorm adds a bias
+}
+
+double mlp_matmul_params(const ModelSpec& model, double d_ff) {
+    return (model.mlp == MlpKind::gated ? 3.0 : 2.0) * d(model.d_model) * d_ff;
+}
+
+double mlp_params(const ModelSpec& model, double d_ff) {
+    double params = mlp_matmul_params(model, d_ff);
+    if (model.linear_bias) params += (model.mlp == MlpKind::gated ? 2.0 : 1.0) * d_ff + d(model.d_model);
+    return params;
+}
+
+// Query/key width per head and value width per head.
+double qk_head_dim(const ModelSpec& model) {
+    return model.mla ? d(model.mla->qk_nope_head_dim + model.mla->qk_rope_head_dim) : d(model.head_dim);
+}
+double v_head_dim(const ModelSpec& model) { return model.mla ? d(model.mla->v_head_dim) : d(model.head_dim); }
+
+double attention_matmul_params(const ModelSpec& model) {
+    const double D = d(model.d_model), N = d(model.n_heads);
+    if (model.mla) {
+        const MlaSpec& mla = *model.mla;
+        const double q = mla.q_lora_rank > 0 ? D * d(mla.q_lora_rank) + d(mla.q_lora_rank) * N * qk_head_dim(model)
+                                             : D * N * qk_head_dim(model);
+        const double kv_down = D * d(mla.kv_lora_rank + mla.qk_rope_head_dim);
+        const double kv_up = d(mla.kv_lora_rank) * N * d(mla.qk_nope_head_dim + mla.v_head_dim);
+        const double out = N * v_head_dim(model) * D;
+        return q + kv_down + kv_up + out;
+    }
+    const double K = d(model.n_kv_heads), H = d(model.head_dim);
+    return D * H * (2.0 * N + 2.0 * K);
+}
+
+double attention_params(const ModelSpec& model) {
+    double params = attention_matmul_params(model);
+    const double N = d(model.n_heads), K = d(model.n_kv_heads), H = d(model.head_dim);
+    if (model.mla) {
+        // The low-rank latents are normalised before their up-projections.
+        params += d(model.mla->kv_lora_rank) + d(model.mla->q_lora_rank);
+    }
+    if (model.qkv_bias || model.linear_bias) params += (N + 2.0 * K) * H;
+    if (model.linear_bias) params += d(model.d_model);
+    if (model.qk_norm) params += 2.0 * qk_head_dim(model);
+    return params;
+}
+
+double router_params(const ModelSpec& model) { return d(model.d_model) * d(model.moe->n_experts); }
+
+}  // namespace
+
+ParamCounts count_params(const ModelSpec& model) {
+    ParamCounts counts;
+    const double D = d(model.d_model);
+    counts.embedding = d(model.vocab_size) * D + d(model.learned_position_embeddings) * D;
+    counts.unembedding = model.tied_embeddings ? 0.0 : d(model.vocab_size) * D;
+    counts.attention_per_layer = attention_params(model);
+    counts.norms = d(model.n_layers) * 2.0 * norm_params(model, D) + norm_params(model, D);
+    counts.dense_mlp_per_layer = mlp_params(model, d(model.d_ff));
+    if (model.moe) {
+        const MoeSpec& moe = *model.moe;
+        const double expert = mlp_params(model, d(moe.d_ff_expert));
+        counts.moe_layer_total = d(moe.n_experts + moe.n_shared_experts) * expert + router_params(model);
+        counts.moe_layer_active = d(moe.top_k + moe.n_shared_experts) * expert + router_params(model);
+    }
+    const double shared = counts.embedding + counts.unembedding + counts.norms +
+                          d(model.n_layers) * counts.attention_per_layer +
+                          d(model.dense_layers()) * counts.dense_mlp_per_layer;
+    counts.total = shared + d(model.moe_layers()) * counts.moe_layer_total;
+    counts.active = shared + d(model.moe_layers()) * counts.moe_layer_active;
+    return counts;
+}
+
+FlopsPerToken flops_per_token(const ModelSpec& model, double seq_len, bool causal) {
+    FlopsPerToken flops;
+    double matmul_params = d(model.n_layers) * attention_matmul_params(model) +
+                           d(model.dense_layers()) * mlp_matmul_params(model, d(model.d_ff)) +
+                           d(model.vocab_size) * d(model.d_model);  // unembedding, tied or not
+    if (model.moe) {
+        const MoeSpec& moe = *model.moe;
+        matmul_params += d(model.moe_layers()) *
+                         (d(moe.top_k + moe.n_shared_experts) * mlp_matmul_params(model, d(moe.d_ff_expert)) +
+                          router_params(model));
+    }
+    flops.matmul_forward = 2.0 * matmul_params;
+    const double keys_seen = causal ? (seq_len + 1.0) / 2.0 : seq_len;
+    const double per_key = 2.0 * d(model.n_heads) * (qk_head_dim(model) + v_head_dim(model));
+    flops.attention_forward = d(model.n_layers) * per_key * keys_seen;
+    return flops;
+}
+
+double training_flops_with_recompute(const ModelSpec& model, double seq_len, bool causal, Recompute recompute) {
+    const FlopsPerToken flops = flops_per_token(model, seq_len, causal);
+    switch (recompute) {
+        case Recompute::none: return flops.training();
+        case Recompute::selective: return flops.training() + flops.attention_forward;
+        case Recompute::full: return flops.training() + flops.forward();
+    }
+    return flops.training();
+}
+
+double six_n_flops_per_token(const ModelSpec& model) { return 6.0 * count_params(model).active; }
+
+double kv_cache_bytes_per_token(const ModelSpec& model, Dtype kv_dtype) {
+    const double bytes = bytes_per_element(kv_dtype);
+    if (model.mla)  // MLA caches the compressed latent and the shared rope key, not per-head K and V
+        return d(model.n_layers) * d(model.mla->kv_lora_rank + model.mla->qk_rope_head_dim) * bytes;
+    return 2.0 * d(model.n_layers) * d(model.n_kv_heads) * d(model.head_dim) * bytes;
+}
+
+SavedTensors saved_tensors(Recompute recompute) {
+    using T = SavedTensor;
+    const SavedTensors selective = T::layer_input | T::attention_norm_output | T::qkv | T::attention_output |
+                                   T::mlp_norm_input | T::mlp_norm_output | T::mlp_hidden | T::mlp_activation;
+    switch (recompute) {
+        case Recompute::none: return selective | T::attention_probs;
+        case Recompute::selective: return selective;
+        case Recompute::full: return static_cast<SavedTensors>(T::layer_input);
+    }
+    return selective;
+}
+
+double saved_elements_per_token_per_layer(const ModelSpec& model, double seq_len, SavedTensors saved) {
+    const auto has = [saved](SavedTensor tensor) { return (saved & static_cast<unsigned>(tensor)) != 0; };
+    const double D = d(model.d_model), N = d(model.n_heads);
+    double elements = 0;
+    for (SavedTensor width_d : {SavedTensor::layer_input, SavedTensor::attention_norm_output,
+                                SavedTensor::mlp_norm_input, SavedTensor::mlp_norm_output, SavedTensor::mlp_output})
+        if (has(width_d)) elements += D;
+    if (has(SavedTensor::qkv)) {
+        if (model.mla)
+            elements += d(model.mla->q_lora_rank) + d(model.mla->kv_lora_rank) + 2.0 * N * qk_head_dim(model) +
+                        N * v_head_dim(model);
+        else
+            elements += (N + 2.0 * d(model.n_kv_heads)) * d(model.head_dim);
+    }
+    if (has(SavedTensor::attention_probs)) elements += N * seq_len;
+    if (has(SavedTensor::attention_output)) elements += N * v_head_dim(model);
+
+    // MLP intermediates per unit of hidden width: gated keeps gate and up outputs.
+    double hidden_per_width = 0;
+    if (has(SavedTensor::mlp_hidden)) hidden_per_width += model.mlp == MlpKind::gated ? 2.0 : 1.0;
+    if (has(SavedTensor::mlp_activation)) hidden_per_width += 1.0;
+    double mlp = hidden_per_width * d(model.d_ff);
+    if (model.moe) {
+        const MoeSpec& moe = *model.moe;
+        const double active = d(moe.top_k + moe.n_shared_experts);
+        double moe_mlp = hidden_per_width * active * d(moe.d_ff_expert);
+        // Router logits and one dispatched copy of the token per active expert travel with the MLP input.
+        if (has(SavedTensor::mlp_norm_output)) moe_mlp += d(moe.n_experts) + active * D;
+        mlp = (d(model.dense_layers()) * mlp + d(model.moe_layers()) * moe_mlp) / d(model.n_layers);
+    }
+    return elements + mlp;
+}
+
+double activation_bytes_per_token_per_layer(const ModelSpec& model, double seq_len, Recompute recompute,
+                                            Dtype activation_dtype) {
+    return saved_elements_per_token_per_layer(model, seq_len, saved_tensors(recompute)) *
+           bytes_per_element(activation_dtype);
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,78 @@
+#pragma once
+// Parameter, FLOP, KV-cache and activation arithmetic of a decoder transformer. Pure functions
+// of a ModelSpec; counts are doubles (exact below 2^53, and products of large dims cannot overflow).
+#include "core/dtype.hpp"
+#include "model/model_spec.hpp"
+
+namespace ridgeline {
+
+struct ParamCounts {
+    double embedding = 0;            // token (and learned position) embeddings
+    double unembedding = 0;          // output projection; 0 when tied to the embedding
+    double attention_per_layer = 0;  // projections, their biases and q/k norms
+    double norms = 0;                // all layer norms including the final one
+    double dense_mlp_per_layer = 0;
+    double moe_layer_total = 0;      // routed + shared experts + router of one MoE layer
+    double moe_layer_active = 0;     // what one token touches in an MoE layer
+    double total = 0;
+    double active = 0;               // touched by one token
+};
+
+[[nodiscard]] ParamCounts count_params(const ModelSpec& model);
+
+enum class Recompute { none, selective, full };
+
+struct FlopsPerToken {
+    double matmul_forward = 0;     // weight matmuls incl. unembedding, active experts only
+    double attention_forward = 0;  // QK^T and AV at the given context
+    [[nodiscard]] double forward() const { return matmul_forward + attention_forward; }
+    // Backward costs twice the forward (gradients w.r.t. inputs and weights).
+    [[nodiscard]] double training() const { return 3.0 * forward(); }
+};
+
+// causal: each query sees (seq_len + 1) / 2 keys on average instead of seq_len.
+[[nodiscard]] FlopsPerToken flops_per_token(const ModelSpec& model, double seq_len, bool causal);
+// Training FLOPs including what recomputation repeats (hardware FLOPs, for HFU).
+[[nodiscard]] double training_flops_with_recompute(const ModelSpec& model, double seq_len, bool causal,
+                                                   Recompute recompute);
+// The 6N rule: 6 x (active) parameters per token.
+[[nodiscard]] double six_n_flops_per_token(const ModelSpec& model);
+
+[[nodiscard]] double kv_cache_bytes_per_token(const ModelSpec& model, Dtype kv_dtype);
+
+// Tensors of one layer that a checkpoint policy may keep for the backward pass (one token's worth).
+enum class SavedTensor : unsigned {
+    layer_input = 1u << 0,        // also the input of the attention norm
+    attention_norm_output = 1u << 1,  // input of the QKV projections
+    qkv = 1u << 2,                // q, k, v (MLA: also the low-rank latents)
+    attention_probs = 1u << 3,    // softmax probabilities of unfused attention: one row per head
+    attention_output = 1u << 4,   // input of the output projection
+    mlp_norm_input = 1u << 5,     // residual stream after attention
+    mlp_norm_output = 1u << 6,    // input of the MLP (or of the router and experts)
+    mlp_hidden = 1u << 7,         // outputs of the up (and gate) matmuls
+    mlp_activation = 1u << 8,     // activation output (gated: gate * up), input of the down matmul
+    mlp_output = 1u << 9,         // output of the down matmul
+};
+using SavedTensors = unsigned;  // a bit set of SavedTensor
+[[nodiscard]] constexpr SavedTensors operator|(SavedTensor a, SavedTensor b) {
+    return static_cast<unsigned>(a) | static_cast<unsigned>(b);
+}
+[[nodiscard]] constexpr SavedTensors operator|(SavedTensors a, SavedTensor b) { return a | static_cast<unsigned>(b); }
+
+// none: every intermediate incl. the softmax probabilities of unfused attention;
+// selective: the attention core is recomputed (as fused flash attention does anyway);
+// full: only the layer input is kept and the whole layer is recomputed in the backward pass.
+[[nodiscard]] SavedTensors saved_tensors(Recompute recompute);
+
+// Elements one token keeps alive in one layer under a set of saved tensors (MoE layers averaged
+// over all layers with the dense ones).
+[[nodiscard]] double saved_elements_per_token_per_layer(const ModelSpec& model, double seq_len, SavedTensors saved);
+[[nodiscard]] double activation_bytes_per_token_per_layer(const ModelSpec& model, double seq_len,
+                                                          Recompute recompute, Dtype activation_dtype);
+
+// The arithmetic of one matmul in the roofline sense.
+[[nodiscard]] inline double matmul_flops(double rows, double contract, double cols) {
+    return 2.0 * rows * contract * cols;
+}
+
+}  // namespace ridgeline

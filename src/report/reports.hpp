@@ -1,0 +1,37 @@
+#pragma once
+// The two faces of each report: a readable table and a JSON document naming its schema.
+// Returned as text so that the JSON library stays inside report/.
+#include <string>
+
+#include "engine/roofline.hpp"
+#include "hardware/system.hpp"
+#include "model/model_spec.hpp"
+#include "model/model_summary.hpp"
+#include "io/catalog_lookup.hpp"
+
+namespace ridgeline::report {
+
+[[nodiscard]] std::string model_table(const ModelSpec& model, const ModelSummary& summary);
+[[nodiscard]] std::string model_json(const ModelSpec& model, const ModelSummary& summary);
+
+[[nodiscard]] std::string ridge_table(const Hardware& hardware, const std::vector<RidgePoint>& points);
+[[nodiscard]] std::string ridge_json(const Hardware& hardware, const std::vector<RidgePoint>& points);
+
+struct MatmulQuery {
+    MatmulShape shape;
+    MatmulDtypes dtypes;
+    RooflineTime time;
+    double critical_batch_tokens = 0;
+};
+[[nodiscard]] std::string matmul_table(const Hardware& hardware, const MatmulQuery& query);
+[[nodiscard]] std::string matmul_json(const Hardware& hardware, const MatmulQuery& query);
+
+// Named groups of catalog entries ("systems", "chips", "models") for the listing commands.
+struct CatalogGroup {
+    std::string kind;
+    std::vector<CatalogEntry> entries;
+};
+[[nodiscard]] std::string catalog_table(const std::vector<CatalogGroup>& groups);
+[[nodiscard]] std::string catalog_json(const std::string& schema, const std::vector<CatalogGroup>& groups);
+
+}  // namespace ridgeline::report
