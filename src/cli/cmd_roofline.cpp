@@ -4,7 +4,9 @@
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "engine/roofline.hpp"
+#include "engine/layer_ops.hpp"
 #include "hardware/catalog.hpp"
+#include "model/model_catalog.hpp"
 #include "report/reports.hpp"
 
 namespace ridgeline::cli {
@@ -47,6 +49,11 @@ void add_roofline_command(CLI::App& app, const GlobalOptions& options) {
         std::string matmul;
         std::string dtype = "bf16";
         std::string weights_dtype;
+        std::string kv_dtype = "bf16";
+        std::string model;
+        std::string phase = "training";
+        double batch = 1;
+        double seq_len = 8192;
         bool json = false;
     };
     auto flags = std::make_shared<Flags>();
@@ -57,9 +64,40 @@ void add_roofline_command(CLI::App& app, const GlobalOptions& options) {
     command->add_option("--matmul", flags->matmul, "B,D,F: tokens, contracting and output dims");
     command->add_option("--dtype", flags->dtype, "activation and arithmetic dtype (bf16, fp8, int8, ...)");
     command->add_option("--weights-dtype", flags->weights_dtype, "weight storage dtype (default: --dtype)");
+    command->add_option("--model", flags->model, "place one layer of this model's forward pass on the roofline");
+    command->add_option("--phase", flags->phase, "with --model: training, prefill or decode")
+        ->check(CLI::IsMember({"training", "prefill", "decode"}));
+    command->add_option("--batch", flags->batch, "with --model: sequences in the batch")->check(CLI::Range(1.0, 1e9));
+    command->add_option("--seq-len", flags->seq_len, "with --model: tokens per sequence (decode: context length)")
+        ->check(CLI::Range(1.0, 1e8));
+    command->add_option("--kv-dtype", flags->kv_dtype, "with --model --phase decode: KV cache dtype");
     command->add_flag("--json", flags->json, "print one JSON document (schema ridgeline.roofline/1)");
+
     command->callback([flags, &options] {
         const Hardware hardware = resolve_hardware(flags->hardware, options.data_dir);
+        if (!flags->model.empty() && !flags->matmul.empty())
+            throw InputError("--model", "", "give either --model or --matmul, not both");
+        if (!flags->model.empty()) {
+            report::LayerQuery query;
+            const ModelSpec model = resolve_model(flags->model, options.data_dir);
+            query.model_name = model.name;
+            query.workload.phase = flags->phase == "decode" ? Phase::decode
+                                   : flags->phase == "prefill" ? Phase::prefill : Phase::training;
+            query.workload.sequences = flags->batch;
+            query.workload.seq_len = flags->seq_len;
+            query.workload.activations = dtype_flag(flags->dtype, "--dtype");
+            query.workload.weights = flags->weights_dtype.empty() ? query.workload.activations
+                                                                  : dtype_flag(flags->weights_dtype, "--weights-dtype");
+            query.workload.kv_cache = dtype_flag(flags->kv_dtype, "--kv-dtype");
+            query.compute = query.workload.activations;
+            if (!hardware.chip.supports(query.compute))
+                throw InputError("--dtype", "", hardware.chip.name + " has no " + std::string(dtype_name(query.compute)) +
+                                                    " arithmetic");
+            query.layer = place_on_roofline(hardware.chip, layer_ops(model, query.workload), query.compute);
+            std::cout << (flags->json ? report::layer_json(hardware, query) : report::layer_table(hardware, query))
+                      << "\n";
+            return;
+        }
         if (flags->matmul.empty()) {
             const auto points = ridge_points(hardware);
             std::cout << (flags->json ? report::ridge_json(hardware, points) : report::ridge_table(hardware, points))

@@ -25,9 +25,18 @@ int main(int argc, char** argv) {
 
     try {
         app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        const int code = app.exit(e);
-        return code == 0 ? 0 : 2;
+        // One line, like every other input error; --help is one flag away.
+        const bool unknown_command = argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty();
+        if (unknown_command)
+            std::cerr << "error: unknown command \"" << argv[1] << "\" (commands: model, roofline, hardware, models)\n";
+        else
+            std::cerr << "error: " << e.what() << "\n";
+        return 2;
     } catch (const InputError& e) {
         std::cerr << "error: " << e.what() << "\n";
         return 2;

@@ -53,8 +53,9 @@ std::string known_names(const std::vector<CatalogEntry>& entries) {
 }
 
 bool looks_like_path(const std::string& name) {
-    return name.find('/') != std::string::npos ||
-           (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0);
+    std::error_code error;
+    return (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) ||
+           std::filesystem::is_regular_file(name, error);
 }
 
 }  // namespace ridgeline::io

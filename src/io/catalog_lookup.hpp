@@ -22,7 +22,8 @@ namespace io {
 // Case-insensitive match on name or alias.
 [[nodiscard]] std::optional<CatalogEntry> find_entry(const std::vector<CatalogEntry>& entries, const std::string& name);
 [[nodiscard]] std::string known_names(const std::vector<CatalogEntry>& entries);
-// A name with a slash or a .json suffix is a file, not a catalog name.
+// A name ending in .json, or naming an existing file, is a file; anything else is a catalog name
+// (aliases such as "meta-llama/Meta-Llama-3-70B" contain slashes).
 [[nodiscard]] bool looks_like_path(const std::string& name);
 
 }  // namespace io

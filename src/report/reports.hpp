@@ -3,6 +3,7 @@
 // Returned as text so that the JSON library stays inside report/.
 #include <string>
 
+#include "engine/layer_ops.hpp"
 #include "engine/roofline.hpp"
 #include "hardware/system.hpp"
 #include "model/model_spec.hpp"
@@ -25,6 +26,15 @@ struct MatmulQuery {
 };
 [[nodiscard]] std::string matmul_table(const Hardware& hardware, const MatmulQuery& query);
 [[nodiscard]] std::string matmul_json(const Hardware& hardware, const MatmulQuery& query);
+
+struct LayerQuery {
+    std::string model_name;
+    LayerWorkload workload;
+    Dtype compute = Dtype::bf16;
+    LayerRoofline layer;
+};
+[[nodiscard]] std::string layer_table(const Hardware& hardware, const LayerQuery& query);
+[[nodiscard]] std::string layer_json(const Hardware& hardware, const LayerQuery& query);
 
 // Named groups of catalog entries ("systems", "chips", "models") for the listing commands.
 struct CatalogGroup {

@@ -1,0 +1,56 @@
+#pragma once
+// The work of one transformer layer's forward pass, op by op, for placing on a chip's roofline:
+// a training/prefill micro-batch (causal attention over the sequence) or one decode step
+// (one new token per sequence, attention reading the KV cache).
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "engine/roofline.hpp"
+#include "model/model_spec.hpp"
+
+namespace ridgeline {
+
+enum class Phase { training, prefill, decode };
+
+struct LayerWorkload {
+    Phase phase = Phase::training;
+    double sequences = 1;  // sequences in the batch
+    double seq_len = 1;    // tokens per sequence (training/prefill) or context length (decode)
+    Dtype activations = Dtype::bf16;
+    Dtype weights = Dtype::bf16;
+    Dtype kv_cache = Dtype::bf16;
+    [[nodiscard]] double tokens() const { return phase == Phase::decode ? sequences : sequences * seq_len; }
+};
+
+struct LayerOp {
+    std::string name;
+    double flops = 0;
+    double bytes = 0;       // HBM traffic: weights, activations in and out, KV cache
+    bool attention_core = false;
+};
+
+// Ops of an average layer (an MoE model's dense and MoE layers weighted by their counts).
+[[nodiscard]] std::vector<LayerOp> layer_ops(const ModelSpec& model, const LayerWorkload& workload);
+
+// Expected number of distinct experts that `tokens` tokens, each routed to top_k of n_experts
+// uniformly, touch: n (1 - (1 - k/n)^tokens). Decode at small batch reads far fewer than all.
+[[nodiscard]] double expected_experts_touched(double n_experts, double top_k, double tokens);
+
+// Each op against the chip's peak for `compute` and its HBM bandwidth.
+struct PlacedOp {
+    LayerOp op;
+    RooflineTime time;
+};
+struct LayerRoofline {
+    std::vector<PlacedOp> ops;
+    double flops = 0;
+    double bytes = 0;
+    double time_s = 0;  // ops run one after another, each at its own roofline (sum of the maxima)
+    [[nodiscard]] Bound bound() const;  // the bound of the ops holding most of the time
+};
+[[nodiscard]] LayerRoofline place_on_roofline(const ChipSpec& chip, const std::vector<LayerOp>& ops, Dtype compute);
+
+[[nodiscard]] const char* phase_name(Phase phase);
+
+}  // namespace ridgeline

@@ -1,0 +1,230 @@
+// The command line as users meet it: every subcommand's faces, and every kind of bad input
+// refused with one line naming the file (or flag) and field, exit code 2.
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+using nlohmann::json;
+
+namespace ridgeline::test {
+
+CommandResult run_ridgeline(const std::string& arguments) {
+    const auto err_path = std::filesystem::temp_directory_path() / ("ridgeline_test_err_" + std::to_string(::getpid()));
+    const std::string command = std::string(RIDGELINE_BINARY) + " " + arguments + " 2>" + err_path.string();
+    CommandResult result;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::array<char, 4096> buffer{};
+    std::size_t read = 0;
+    while ((read = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), read);
+    const int status = ::pclose(pipe);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream err(err_path);
+    std::stringstream text;
+    text << err.rdbuf();
+    result.err = text.str();
+    std::filesystem::remove(err_path);
+    return result;
+}
+
+}  // namespace ridgeline::test
+
+using ridgeline::test::run_ridgeline;
+
+namespace {
+
+std::filesystem::path scratch_dir() {
+    const auto dir = std::filesystem::temp_directory_path() / ("ridgeline_cli_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+std::string write_file(const std::string& name, const std::string& text) {
+    const auto path = scratch_dir() / name;
+    std::ofstream(path) << text;
+    return path.string();
+}
+
+json read_json(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    return json::parse(in);
+}
+
+json shipped_model() { return read_json(ridgeline::test::source_dir() / "models" / "llama3-8b.json"); }
+json shipped_chip() { return read_json(ridgeline::test::source_dir() / "hardware" / "chips" / "h100-sxm.json"); }
+
+// Runs and expects a refusal: exit 2, nothing on stdout, one line on stderr naming each of `needles`.
+void expect_refusal(const std::string& arguments, const std::vector<std::string>& needles) {
+    CAPTURE(arguments);
+    const auto result = run_ridgeline(arguments);
+    CAPTURE(result.err);
+    CHECK(result.exit_code == 2);
+    CHECK(result.out.empty());
+    CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+    for (const auto& needle : needles) CHECK(result.err.find(needle) != std::string::npos);
+    CHECK(result.err.find("nan") == std::string::npos);
+}
+
+void expect_model_refusal(const std::string& file_name, const json& model, const std::string& field) {
+    const std::string path = write_file(file_name, model.dump());
+    expect_refusal("model " + path, {path, field});
+}
+
+}  // namespace
+
+TEST_CASE("every subcommand answers --help with exit 0") {
+    for (const char* command : {"--help", "model --help", "roofline --help", "hardware --help", "models --help"}) {
+        CAPTURE(command);
+        const auto result = run_ridgeline(command);
+        CHECK(result.exit_code == 0);
+        CHECK(result.out.find("Usage") != std::string::npos);
+    }
+}
+
+TEST_CASE("--json prints one document that names its schema and version") {
+    const std::vector<std::pair<std::string, std::string>> commands = {
+        {"model llama3-70b --seq-len 4096 --json", "ridgeline.model/1"},
+        {"roofline --hardware tpu-v5p --json", "ridgeline.roofline/1"},
+        {"roofline --hardware h100 --matmul 64,4096,8192 --json", "ridgeline.roofline-matmul/1"},
+        {"roofline --hardware dgx-h100 --model deepseek-v3 --phase decode --batch 32 --json", "ridgeline.roofline-layer/1"},
+        {"hardware --json", "ridgeline.hardware-list/1"},
+        {"models --json", "ridgeline.model-list/1"},
+    };
+    for (const auto& [command, schema] : commands) {
+        CAPTURE(command);
+        const auto result = run_ridgeline(command);
+        REQUIRE(result.exit_code == 0);
+        const json doc = json::parse(result.out);
+        CHECK(doc.at("schema") == schema);
+    }
+}
+
+TEST_CASE("model --json carries the numbers a script needs, KV cache for each dtype") {
+    const auto result = run_ridgeline("model llama3-70b --seq-len 8192 --json");
+    REQUIRE(result.exit_code == 0);
+    const json doc = json::parse(result.out);
+    // 2 (K and V) * 80 layers * 8 KV heads * 128 head_dim * 2 bytes
+    CHECK(doc["kv_cache_bytes_per_token"]["bf16"].get<double>() == 2.0 * 80 * 8 * 128 * 2);
+    CHECK(doc["kv_cache_bytes_per_token"]["int8"].get<double>() == 2.0 * 80 * 8 * 128);
+    CHECK(doc["kv_cache_bytes_per_sequence"]["bf16"].get<double>() == 2.0 * 80 * 8 * 128 * 2 * 8192);
+    CHECK(doc["params"]["total"].get<double>() == doctest::Approx(70.55e9).epsilon(0.001));
+    CHECK(doc["flops_per_token"]["six_n_flops"].get<double>() == doctest::Approx(6 * 70.55e9).epsilon(0.001));
+    for (const char* mode : {"none", "selective", "full"})
+        CHECK(doc["activation_bytes_per_token_per_layer"][mode].get<double>() > 0);
+}
+
+TEST_CASE("roofline --matmul reports bytes, FLOPs and the winning bound") {
+    // gpu-04 of the scaling book: fp16[64,4096] x fp16[4096,8192] on B200 is bandwidth-bound.
+    const auto result = run_ridgeline("roofline --hardware b200 --matmul 64,4096,8192 --dtype fp16 --json");
+    REQUIRE(result.exit_code == 0);
+    const json doc = json::parse(result.out);
+    CHECK(doc["flops"].get<double>() == 2.0 * 64 * 4096 * 8192);
+    CHECK(doc["bytes"].get<double>() == 2.0 * (64 * 4096 + 4096 * 8192 + 64 * 8192));
+    CHECK(doc["bound"] == "memory");
+    const auto int8 = run_ridgeline("roofline --hardware tpu-v5e --matmul 64,4096,8192 --weights-dtype int8 --json");
+    REQUIRE(int8.exit_code == 0);
+    CHECK(json::parse(int8.out)["bytes"].get<double>() == 2.0 * 64 * 4096 + 4096.0 * 8192 + 2.0 * 64 * 8192);
+}
+
+TEST_CASE("bad model files are refused naming the file and field") {
+    expect_refusal("model " + write_file("broken.json", "{\"format\": \"ridgeline.model-spec/1\", "), {"broken.json", "malformed JSON"});
+
+    json zero = shipped_model();
+    zero["n_layers"] = 0;
+    expect_model_refusal("zero.json", zero, "n_layers");
+
+    json negative = shipped_model();
+    negative["d_model"] = -4096;
+    expect_model_refusal("negative.json", negative, "d_model");
+
+    json fractional = shipped_model();
+    fractional["n_heads"] = 31.5;
+    expect_model_refusal("fractional.json", fractional, "n_heads");
+
+    json text = shipped_model();
+    text["d_ff"] = "14336";
+    expect_model_refusal("text.json", text, "d_ff");
+
+    json missing = shipped_model();
+    missing.erase("vocab_size");
+    expect_model_refusal("missing.json", missing, "vocab_size");
+
+    json typo = shipped_model();
+    typo["d_modle"] = 4096;
+    expect_model_refusal("typo.json", typo, "d_modle");
+
+    json heads = shipped_model();
+    heads.erase("head_dim");
+    heads["n_heads"] = 30;  // 4096 / 30 is not whole
+    heads["n_kv_heads"] = 10;
+    expect_model_refusal("heads.json", heads, "n_heads");
+
+    json kv = shipped_model();
+    kv["n_kv_heads"] = 5;  // does not divide 32
+    expect_model_refusal("kv.json", kv, "n_kv_heads");
+
+    json huge = shipped_model();
+    huge["n_layers"] = 1e300;
+    expect_model_refusal("huge.json", huge, "n_layers");
+}
+
+TEST_CASE("Hugging Face configs: unsupported architectures and broken fields are refused") {
+    const auto fixture = ridgeline::test::data_file("hf/unsupported-config.json").string();
+    expect_refusal("model " + fixture, {fixture, "model_type", "falcon_mamba"});
+
+    json llama = read_json(ridgeline::test::data_file("hf/llama-config.json"));
+    llama["num_key_value_heads"] = 7;
+    const std::string kv = write_file("hf-kv.json", llama.dump());
+    expect_refusal("model " + kv, {kv, "num_key_value_heads"});
+
+    json no_type = read_json(ridgeline::test::data_file("hf/llama-config.json"));
+    no_type.erase("model_type");
+    const std::string untyped = write_file("hf-untyped.json", no_type.dump());
+    expect_refusal("model " + untyped, {untyped, "model_type"});
+}
+
+TEST_CASE("bad hardware files are refused naming the file and field") {
+    json zero = shipped_chip();
+    zero["hbm_bw_Bps"]["value"] = 0;
+    const std::string zero_path = write_file("zero-chip.json", zero.dump());
+    expect_refusal("roofline --hardware " + zero_path, {zero_path, "hbm_bw_Bps.value"});
+
+    json typo = shipped_chip();
+    typo["interconnect"]["nvlink"]["bw_per_chip_Bps"] = typo["interconnect"]["nvlink"]["bw_per_chip_Bps_one_way"];
+    const std::string typo_path = write_file("typo-chip.json", typo.dump());
+    expect_refusal("roofline --hardware " + typo_path, {typo_path, "interconnect.nvlink.bw_per_chip_Bps"});
+
+    json missing = shipped_chip();
+    missing.erase("hbm_bytes");
+    const std::string missing_path = write_file("missing-chip.json", missing.dump());
+    expect_refusal("roofline --hardware " + missing_path, {missing_path, "hbm_bytes"});
+
+    json unsourced = shipped_chip();
+    unsourced["hbm_bytes"]["source"] = "";
+    const std::string unsourced_path = write_file("unsourced-chip.json", unsourced.dump());
+    expect_refusal("roofline --hardware " + unsourced_path, {unsourced_path, "hbm_bytes.source"});
+}
+
+TEST_CASE("unknown names and bad flags are refused") {
+    expect_refusal("model llama9-1t", {"--model", "llama9-1t", "llama3-70b", "deepseek-v3"});
+    expect_refusal("roofline --hardware tpu-v99", {"--hardware", "tpu-v99", "dgx-h100"});
+    expect_refusal("roofline --hardware h100 --matmul 64,0,8192", {"--matmul"});
+    expect_refusal("roofline --hardware h100 --matmul 64,4096", {"--matmul"});
+    expect_refusal("roofline --hardware h100 --matmul 64,4096,x", {"--matmul"});
+    expect_refusal("roofline --hardware h100 --matmul 64,4096,8192 --dtype fp12", {"--dtype", "fp12"});
+    expect_refusal("roofline --hardware a100 --matmul 64,4096,8192 --dtype fp8", {"--dtype", "fp8"});
+    expect_refusal("model llama3-8b --seq-len -5", {"--seq-len"});
+    expect_refusal("roofline --hardware h100 --model llama3-8b --phase sampling", {"--phase"});
+    expect_refusal("roofline --hardware h100 --model llama3-8b --batch 0", {"--batch"});
+    expect_refusal("roofline --hardware h100 --model llama3-8b --matmul 1,2,3", {"--model", "--matmul"});
+    expect_refusal("model llama3-8b --seq-len abc", {"--seq-len"});
+    expect_refusal("frobnicate", {"frobnicate"});
+}
