@@ -111,6 +111,10 @@ SystemSpec load_system_file(const std::filesystem::path& path) {
         system.scale_up.torus_dims = scale_up.positive_int_list("dims");
         if (system.scale_up.torus_dims.size() > 4) scale_up.fail("dims", "expected at most 4 torus axes");
         system.scale_up.wrap_multiple_of = scale_up.positive_int("wrap_multiple_of");
+        const std::string rule = scale_up.string("wrap_rule");
+        if (rule == "per_axis") system.scale_up.wrap_rule = ScaleUpSpec::WrapRule::per_axis;
+        else if (rule == "whole_slice") system.scale_up.wrap_rule = ScaleUpSpec::WrapRule::whole_slice;
+        else scale_up.fail("wrap_rule", "expected \"per_axis\" or \"whole_slice\", found \"" + rule + "\"");
     } else if (kind == "switch") {
         system.scale_up.kind = ScaleUpSpec::Kind::switched;
         system.scale_up.domain_size = scale_up.positive_int("domain_size");
@@ -125,6 +129,10 @@ SystemSpec load_system_file(const std::filesystem::path& path) {
     if (system.scale_out_kind != "dcn" && system.scale_out_kind != "fat_tree" && system.scale_out_kind != "rail_optimized")
         scale_out.fail("kind", "expected \"dcn\", \"fat_tree\" or \"rail_optimized\", found \"" + system.scale_out_kind + "\"");
     system.max_scale_out_domains = scale_out.optional_positive_int("max_nodes");
+    if (scale_out.has("nodes_per_leaf")) system.domains_per_leaf = scale_out.sourced_positive_int("nodes_per_leaf");
+    else scale_out.allow("nodes_per_leaf");
+    system.oversubscription = scale_out.optional_sourced_positive_number("oversubscription").value_or(1.0);
+    if (system.oversubscription < 1.0) scale_out.fail("oversubscription", "expected a ratio >= 1 (downlink : uplink)");
     scale_out.allow("source");
     scale_out.finish();
     root.finish();

@@ -14,7 +14,11 @@ struct ScaleUpSpec {
     enum class Kind { torus, switched };
     Kind kind = Kind::switched;
     std::vector<std::int64_t> torus_dims;  // torus only: the largest slice
-    std::int64_t wrap_multiple_of = 0;     // torus only: an axis wraps iff its size is a multiple
+    std::int64_t wrap_multiple_of = 0;     // torus only: see wrap_rule
+    // per_axis: an axis wraps iff its size is a multiple of wrap_multiple_of (v5e, v6e);
+    // whole_slice: every axis wraps iff all axes are such multiples (v4, v5p cubes), none otherwise.
+    enum class WrapRule { per_axis, whole_slice };
+    WrapRule wrap_rule = WrapRule::per_axis;
     std::int64_t domain_size = 0;          // switched only: chips per NVLink domain
 
     [[nodiscard]] std::int64_t max_domain_chips() const {
@@ -33,6 +37,8 @@ struct SystemSpec {
     ScaleUpSpec scale_up;
     std::string scale_out_kind;
     std::optional<std::int64_t> max_scale_out_domains;
+    std::optional<std::int64_t> domains_per_leaf;  // fat tree: domains (nodes) under one leaf group
+    double oversubscription = 1.0;                 // fat tree: leaf downlink / uplink bandwidth
 };
 
 // What a --hardware name resolves to: always a chip, and the system around it where known.

@@ -1,0 +1,145 @@
+// The Boost.Graph view of built-in topologies against their closed forms, mesh placement, and
+// physical properties every collective must have.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "collective/collective.hpp"
+#include "core/error.hpp"
+#include "hardware/catalog.hpp"
+#include "test_support.hpp"
+#include "topology/graph.hpp"
+
+using namespace ridgeline;
+
+namespace {
+Cluster ring_cluster(const std::vector<std::int64_t>& dims, const std::vector<bool>& wraps, double bw = 4.5e10) {
+    Cluster cluster;
+    const char* names[] = {"x", "y", "z"};
+    for (std::size_t i = 0; i < dims.size(); ++i)
+        cluster.dims.push_back(make_ring_dim(names[i], 0, dims[i], wraps[i], bw, 1e-6));
+    return cluster;
+}
+
+std::vector<std::int64_t> ring_along_x(const TopologyGraph& graph, std::int64_t k) {
+    std::vector<std::int64_t> ring;
+    for (std::int64_t i = 0; i < k; ++i) ring.push_back(graph.chip_index({i, 0, 0}));
+    return ring;
+}
+}  // namespace
+
+TEST_CASE("tori with and without wraparound: graph figures equal the closed forms") {
+    const std::vector<std::pair<std::vector<std::int64_t>, std::vector<bool>>> shapes = {
+        {{8}, {true}},           {{8}, {false}},          {{4, 4}, {true, true}},   {{4, 6}, {false, false}},
+        {{4, 4, 4}, {true, true, true}}, {{2, 2, 4}, {false, false, false}}, {{5, 3}, {true, true}}, {{16, 8}, {true, false}}};
+    for (const auto& [dims, wraps] : shapes) {
+        const Cluster cluster = ring_cluster(dims, wraps);
+        const TopologyGraph graph(cluster);
+        CAPTURE(dims.size());
+        CAPTURE(dims[0]);
+        CHECK(graph.connected());
+        CHECK(graph.hop_stats().diameter == closed_form::torus_diameter(cluster));
+        for (int dim = 0; dim < static_cast<int>(dims.size()); ++dim) {
+            if (dims[static_cast<std::size_t>(dim)] % 2 != 0) continue;  // even halves only
+            CHECK(graph.bisection_bandwidth_Bps(dim) == doctest::Approx(closed_form::torus_bisection_Bps(cluster, dim)));
+        }
+        if (dims[0] > 2)
+            CHECK(graph.ring_max_link_load(ring_along_x(graph, dims[0])) == doctest::Approx(closed_form::ring_max_link_load(cluster.dims[0])));
+        if (std::all_of(wraps.begin(), wraps.end(), [](bool w) { return w; }) || dims.size() == 1)
+            CHECK(graph.all_to_all_max_link_load() == doctest::Approx(closed_form::torus_all_to_all_max_link_load(cluster)));
+    }
+}
+
+TEST_CASE("a two-level fat tree (DGX nodes under leaves and a spine): graph equals closed form") {
+    for (double oversubscription : {1.0, 2.0}) {
+        Cluster cluster = build_cluster(resolve_hardware("dgx-h100", test::source_dir()), {{}, 8, 0});
+        cluster.dims.back().members_per_leaf = 2;  // four leaves of two nodes
+        cluster.dims.back().oversubscription = oversubscription;
+        const TopologyGraph graph(cluster);
+        CHECK(graph.chips() == 64);
+        CHECK(graph.switches() == 8 + 4 + 1);  // one NVSwitch hub per node, four leaves, one spine
+        CHECK(graph.bisection_bandwidth_Bps(cluster.find_dim("ib")) ==
+              doctest::Approx(closed_form::fat_tree_bisection_Bps(cluster)));
+        // Same node: chip, NVSwitch, chip. Same leaf: up and down one switch. Across leaves: through the spine.
+        CHECK(graph.hop_stats().diameter == 4);
+    }
+}
+
+TEST_CASE("mesh placement: hungry axes innermost, explicit order, and refusals") {
+    const Cluster cluster = build_cluster(resolve_hardware("dgx-h100", test::source_dir()), {{}, 4, 0});
+    const Mesh mesh = place_mesh(cluster, {{"data", 4}, {"tensor", 8}}, {});
+    REQUIRE(mesh.axes.size() == 2);
+    CHECK(mesh.axes[0].axis.name == "tensor");  // on NVLink
+    CHECK(mesh.axes[0].spans[0].dim == cluster.find_dim("nvlink"));
+    CHECK(mesh.axes[1].spans[0].dim == cluster.find_dim("ib"));
+    // An axis of 16 straddles the node: 8 on NVLink, 2 nodes at stride 1.
+    const Mesh straddle = place_mesh(cluster, {{"data", 2}, {"fsdp", 16}}, {});
+    CHECK(straddle.axes[0].axis.name == "fsdp");
+    CHECK(straddle.axes[0].spans.size() == 2);
+    CHECK(straddle.axes[1].spans[0].stride == 2);
+
+    CHECK_THROWS_AS((void)place_mesh(cluster, {{"data", 4}, {"tensor", 4}}, {}), InputError);   // 16 != 32 chips
+    // An explicit order overrides the default: data innermost.
+    CHECK(place_mesh(cluster, {{"data", 2}, {"tensor", 16}}, {"data", "tensor"}).axes[0].axis.name == "data");
+    CHECK_THROWS_AS((void)place_mesh(cluster, {{"a", 3}, {"b", 32 / 3}}, {}), InputError);
+    CHECK_THROWS_AS((void)group_footprint(mesh, {"expert"}, "--axes"), InputError);
+}
+
+TEST_CASE("auto torus shapes fit the pod and prefer wraparound") {
+    const Hardware v5p = resolve_hardware("tpu-v5p", test::source_dir());
+    const auto cube = auto_torus_shape(64, v5p.system->scale_up);
+    CHECK(cube == std::vector<std::int64_t>{4, 4, 4});
+    const Cluster pod = build_cluster(v5p, {{}, 0, 8960});
+    CHECK(pod.chips() == 8960);
+    CHECK(pod.dims.size() == 3);
+    const Cluster two_pods = build_cluster(v5p, {{}, 0, 2 * 8960});
+    CHECK(two_pods.find_dim("dcn") == 3);
+    CHECK_THROWS_AS((void)build_cluster(v5p, {{32, 32, 32}, 0, 0}), InputError);
+}
+
+TEST_CASE("property: collectives never get faster with slower links or larger messages") {
+    std::mt19937_64 rng(20261122);
+    std::uniform_int_distribution<int> kind_pick(0, 5);
+    std::uniform_real_distribution<double> log_bytes(3, 11);
+    const std::vector<std::string> systems = {"tpu-v5p", "tpu-v5e", "dgx-h100", "gb200-nvl72"};
+    const std::vector<ClusterShape> shapes = {{{4, 4, 8}, 2, 0}, {{16, 16}, 0, 0}, {{}, 4, 0}, {{}, 2, 0}};
+    for (int trial = 0; trial < 400; ++trial) {
+        const std::size_t s = static_cast<std::size_t>(trial) % systems.size();
+        const Cluster base = build_cluster(resolve_hardware(systems[s], test::source_dir()), shapes[s]);
+        const Mesh mesh = physical_mesh(base);
+        std::vector<std::string> axes;
+        for (const auto& placed : mesh.axes)
+            if (rng() % 2 == 0) axes.push_back(placed.axis.name);
+        if (axes.empty()) axes.push_back(mesh.axes.front().axis.name);
+        const auto group = group_footprint(mesh, axes, "axes");
+        const auto kind = static_cast<CollectiveKind>(kind_pick(rng));
+        const double bytes = std::pow(10.0, log_bytes(rng));
+        const double base_s = collective_cost(base, group, kind, bytes).time_s();
+        CAPTURE(trial);
+        CHECK(std::isfinite(base_s));
+        CHECK(collective_cost(base, group, kind, bytes * 1.7).time_s() >= base_s);
+        Cluster slower = base;
+        slower.dims[static_cast<std::size_t>(rng() % slower.dims.size())].bw_per_chip_Bps_one_way *= 0.6;
+        CHECK(collective_cost(slower, group, kind, bytes).time_s() >= base_s);
+        Cluster laggier = base;
+        laggier.dims[static_cast<std::size_t>(rng() % laggier.dims.size())].hop_latency_s *= 3;
+        CHECK(collective_cost(laggier, group, kind, bytes).time_s() >= base_s);
+    }
+}
+
+TEST_CASE("each result names its bottleneck and bound") {
+    const Cluster cluster = build_cluster(resolve_hardware("dgx-h100", test::source_dir()), {{}, 16, 0});
+    const auto all = group_footprint(physical_mesh(cluster), {"nvlink", "ib"}, "axes");
+    const CollectiveCost big = collective_cost(cluster, all, CollectiveKind::all_reduce, 1e9);
+    CHECK(big.bottleneck == "ib");
+    CHECK_FALSE(big.latency_bound());
+    const CollectiveCost tiny = collective_cost(cluster, all, CollectiveKind::all_reduce, 1e3);
+    CHECK(tiny.latency_bound());
+    const Cluster v5e = build_cluster(resolve_hardware("tpu-v5e", test::source_dir()), {{8, 16}, 0, 0});
+    CHECK(collective_cost(v5e, group_footprint(physical_mesh(v5e), {"x"}, "a"), CollectiveKind::all_gather, 1e9).bottleneck ==
+          "ici x (no wraparound)");
+    CHECK(collective_cost(v5e, group_footprint(physical_mesh(v5e), {"y"}, "a"), CollectiveKind::all_gather, 1e9).bottleneck ==
+          "ici y (wraparound)");
+}
