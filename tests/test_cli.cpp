@@ -228,3 +228,75 @@ TEST_CASE("unknown names and bad flags are refused") {
     expect_refusal("model llama3-8b --seq-len abc", {"--seq-len"});
     expect_refusal("frobnicate", {"frobnicate"});
 }
+
+TEST_CASE("collective and topology commands: --json faces and custom topologies") {
+    const auto result = run_ridgeline("collective --hardware tpu-v5p --topology 4x4x4 --op allgather --bytes 1GiB --axes x,y --json");
+    REQUIRE(result.exit_code == 0);
+    const json doc = json::parse(result.out);
+    CHECK(doc["schema"] == "ridgeline.collective/1");
+    CHECK(doc["group_size"] == 16);
+    // Two wrapped axes of 4 at 9e10 B/s per link and direction: V / (2 axes x 2 directions x 9e10).
+    CHECK(doc["bandwidth_s"].get<double>() == doctest::Approx(1073741824.0 / (2 * 2 * 9e10)));
+    CHECK(doc["bound"] == "bandwidth");
+
+    const auto gpu = run_ridgeline("collective --hardware dgx-h100 --nodes 32 --mesh data=32,tensor=8 --op allreduce --bytes 64MB --axes tensor --json");
+    REQUIRE(gpu.exit_code == 0);
+    const json gpu_doc = json::parse(gpu.out);
+    CHECK(gpu_doc["group_size"] == 8);
+    CHECK(gpu_doc["bottleneck"] == "nvlink");  // tensor was placed inside the node
+    CHECK(gpu_doc["bandwidth_s"].get<double>() == doctest::Approx(2 * 64e6 * 7 / 8 / 4.5e11));
+
+    for (const char* file : {"nvl72-torus-4x4.json", "dgx-h100-fat-tree-2to1.json", "hypercube-16.json"}) {
+        CAPTURE(file);
+        const std::string path = (ridgeline::test::source_dir() / "hardware" / "topologies" / file).string();
+        const auto topology = run_ridgeline("topology --topology " + path + " --json");
+        REQUIRE(topology.exit_code == 0);
+        CHECK(json::parse(topology.out)["connected"] == true);
+        const auto collective = run_ridgeline("collective --topology " + path + " --op alltoall --bytes 1GB --json");
+        REQUIRE(collective.exit_code == 0);
+        CHECK(json::parse(collective.out)["time_s"].get<double>() > 0);
+    }
+    // The 2:1 fat tree: an AllGather across all 64 nodes pays the oversubscription at the spine.
+    const std::string fat_tree = (ridgeline::test::source_dir() / "hardware" / "topologies" / "dgx-h100-fat-tree-2to1.json").string();
+    const json across = json::parse(run_ridgeline("collective --topology " + fat_tree + " --op allgather --bytes 8GB --axes ib --json").out);
+    CHECK(across["bottleneck"].get<std::string>().find("spine") != std::string::npos);
+    // 8 GB gathered over 64 nodes, one chip each: (4 leaves - 1) / 4 of it crosses the spine at 5e10 / 2.
+    CHECK(across["bandwidth_s"].get<double>() == doctest::Approx(8e9 * 0.75 * 2 / 5e10));
+}
+
+TEST_CASE("bad topologies, meshes and collective flags are refused naming the field") {
+    const auto source = ridgeline::test::source_dir();
+    const json nvl72 = read_json(source / "hardware" / "topologies" / "nvl72-torus-4x4.json");
+
+    json zero_bw = nvl72;
+    zero_bw["levels"][1]["link_bw_Bps_one_way"]["value"] = 0;
+    const std::string zero_path = write_file("zero-bw-topology.json", zero_bw.dump());
+    expect_refusal("topology --topology " + zero_path, {zero_path, "levels[1].link_bw_Bps_one_way.value"});
+
+    json negative_latency = nvl72;
+    negative_latency["levels"][0]["hop_latency_s"]["value"] = -1e-6;
+    const std::string latency_path = write_file("negative-latency-topology.json", negative_latency.dump());
+    expect_refusal("topology --topology " + latency_path, {latency_path, "levels[0].hop_latency_s.value"});
+
+    json disconnected = read_json(source / "hardware" / "topologies" / "hypercube-16.json");
+    disconnected["levels"][0]["links"] = json::array({json::array({0, 1}), json::array({2, 3})});
+    const std::string disconnected_path = write_file("disconnected-topology.json", disconnected.dump());
+    expect_refusal("topology --topology " + disconnected_path, {disconnected_path, "levels[0].links", "disconnected"});
+
+    json bad_wraps = nvl72;
+    bad_wraps["levels"][1]["wraps"] = json::array({true});
+    const std::string wraps_path = write_file("wraps-topology.json", bad_wraps.dump());
+    expect_refusal("topology --topology " + wraps_path, {wraps_path, "levels[1].wraps"});
+
+    expect_refusal("topology --hardware tpu-v5p --topology 4x4x4 --chips 100", {"--chips"});
+    expect_refusal("topology --hardware tpu-v5p --topology 4x4x0", {"--topology"});
+    expect_refusal("topology --hardware tpu-v5p --topology 32x32x32", {"--topology"});
+    expect_refusal("topology --hardware dgx-h100 --chips 12", {"--chips"});
+    expect_refusal("collective --hardware dgx-h100 --nodes 4 --mesh data=4,tensor=4 --op allgather --bytes 1GB", {"--mesh"});
+    expect_refusal("collective --hardware dgx-h100 --nodes 4 --mesh data=3,tensor=8 --op allgather --bytes 1GB", {"--mesh"});
+    expect_refusal("collective --hardware dgx-h100 --nodes 4 --mesh data=4,tensor=8 --op allgather --bytes 1GB --axes expert",
+                   {"--axes", "expert"});
+    expect_refusal("collective --hardware dgx-h100 --nodes 4 --op scatter --bytes 1GB", {"--op", "scatter"});
+    expect_refusal("collective --hardware dgx-h100 --nodes 4 --op allgather --bytes -1GB", {"--bytes"});
+    expect_refusal("collective --hardware dgx-h100 --nodes 4 --op allgather --bytes 1XB", {"--bytes"});
+}

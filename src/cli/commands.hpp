@@ -15,5 +15,7 @@ struct GlobalOptions {
 void add_model_command(CLI::App& app, const GlobalOptions& options);
 void add_roofline_command(CLI::App& app, const GlobalOptions& options);
 void add_catalog_commands(CLI::App& app, const GlobalOptions& options);
+void add_topology_command(CLI::App& app, const GlobalOptions& options);
+void add_collective_command(CLI::App& app, const GlobalOptions& options);
 
 }  // namespace ridgeline::cli

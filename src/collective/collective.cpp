@@ -48,7 +48,8 @@ double all_to_all_link_pairs(const RingPart& part, bool asymptotic) {
 }
 
 std::string ring_level_name(const std::vector<RingPart>& parts) {
-    std::string name = "ici ";
+    // Level 0 tori are chips joined by ICI; outer tori join whole domains.
+    std::string name = parts.front().dim->level == 0 ? "ici " : "torus ";
     bool all_wrap = true;
     for (std::size_t i = 0; i < parts.size(); ++i) {
         name += (i ? "+" : "") + parts[i].dim->name;

@@ -5,6 +5,8 @@
 
 #include "engine/layer_ops.hpp"
 #include "engine/roofline.hpp"
+#include "collective/collective.hpp"
+#include "topology/topology_summary.hpp"
 #include "hardware/system.hpp"
 #include "model/model_spec.hpp"
 #include "model/model_summary.hpp"
@@ -35,6 +37,17 @@ struct LayerQuery {
 };
 [[nodiscard]] std::string layer_table(const Hardware& hardware, const LayerQuery& query);
 [[nodiscard]] std::string layer_json(const Hardware& hardware, const LayerQuery& query);
+
+[[nodiscard]] std::string topology_table(const TopologySummary& summary);
+[[nodiscard]] std::string topology_json(const TopologySummary& summary);
+
+struct CollectiveQuery {
+    std::vector<std::string> axes;
+    CollectiveOptions options;
+    CollectiveCost cost;
+};
+[[nodiscard]] std::string collective_table(const Cluster& cluster, const CollectiveQuery& query);
+[[nodiscard]] std::string collective_json(const Cluster& cluster, const CollectiveQuery& query);
 
 // Named groups of catalog entries ("systems", "chips", "models") for the listing commands.
 struct CatalogGroup {

@@ -1,0 +1,52 @@
+#include "cli/cluster_flags.hpp"
+
+#include <sstream>
+
+#include "core/error.hpp"
+#include "hardware/catalog.hpp"
+#include "io/catalog_lookup.hpp"
+#include "topology/topology_file.hpp"
+
+namespace ridgeline::cli {
+
+void add_cluster_flags(CLI::App& command, ClusterFlags& flags) {
+    command.add_option("--hardware", flags.hardware, "system or chip name (see `ridgeline hardware`) or file");
+    command.add_option("--topology", flags.topology,
+                       "TPU slice shape such as 4x4x8, or a custom topology file (ridgeline.topology/1)");
+    command.add_option("--nodes", flags.nodes, "scale-out domains: DGX nodes, NVL72 racks or TPU slices")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
+    command.add_option("--chips", flags.chips, "total chips (shaped automatically)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
+    command.add_option("--mesh", flags.mesh, "named mesh axes, e.g. data=16,tensor=8 (default: the physical dimensions)");
+    command.add_option("--placement", flags.placement, "mesh axes innermost first (default: most communication-hungry innermost)");
+}
+
+ResolvedCluster resolve_cluster(const ClusterFlags& flags, const GlobalOptions& options) {
+    ResolvedCluster resolved;
+    if (!flags.topology.empty() && io::looks_like_path(flags.topology)) {
+        if (flags.nodes > 0 || flags.chips > 0)
+            throw InputError("--topology", "", "a topology file fixes the cluster size; drop --nodes and --chips");
+        resolved.cluster = load_topology_file(flags.topology, options.data_dir).cluster;
+    } else {
+        if (flags.hardware.empty()) throw InputError("--hardware", "", "required (or give a topology file with --topology)");
+        const Hardware hardware = resolve_hardware(flags.hardware, options.data_dir);
+        ClusterShape shape;
+        if (!flags.topology.empty()) shape.torus_dims = parse_torus_shape(flags.topology, "--topology");
+        shape.domains = flags.nodes;
+        shape.chips = flags.chips;
+        resolved.cluster = build_cluster(hardware, shape);
+    }
+    if (flags.mesh.empty()) {
+        if (!flags.placement.empty()) throw InputError("--placement", "", "give --mesh to place");
+        resolved.mesh = physical_mesh(resolved.cluster);
+    } else {
+        std::vector<std::string> order;
+        std::stringstream stream(flags.placement);
+        std::string name;
+        while (std::getline(stream, name, ',')) order.push_back(name);
+        resolved.mesh = place_mesh(resolved.cluster, parse_mesh(flags.mesh, "--mesh"), order);
+    }
+    return resolved;
+}
+
+}  // namespace ridgeline::cli
