@@ -64,6 +64,15 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
     chip.hbm_bytes = root.sourced_positive_number("hbm_bytes");
     chip.hbm_bw_Bps = root.sourced_positive_number("hbm_bw_Bps");
     chip.on_chip_memory_bytes = root.sourced_positive_number("on_chip_memory_bytes");
+    if (auto vector = root.optional_object("vector_unit")) {
+        VectorUnitSpec spec;
+        spec.units = small_positive_int(*vector, "units");
+        spec.lanes_per_unit = static_cast<int>(vector->sourced_positive_int("lanes_per_unit"));
+        spec.clock_hz = vector->sourced_positive_number("clock_hz");
+        spec.shared_memory_per_unit_bytes = vector->sourced_positive_number("shared_memory_per_unit_bytes");
+        vector->finish();
+        chip.vector_unit = spec;
+    }
     chip.host_link_Bps = root.sourced_positive_number("host_link_Bps");
     chip.price_usd_per_chip_hour = root.optional_sourced_positive_number("price_usd_per_chip_hour");
 

@@ -33,6 +33,19 @@ struct ScaleOutSpec {
     double latency_s = 0;
 };
 
+// The vector (non-matmul) arithmetic units: SMs' CUDA cores on a GPU, the VPU of each TPU core.
+// Elementwise work (norms, softmax, activations) runs here, far below the matmul peak.
+struct VectorUnitSpec {
+    int units = 0;                 // SMs, or TensorCores
+    int lanes_per_unit = 0;        // FP32 lanes (CUDA cores) or VPU ALUs per unit
+    double clock_hz = 0;
+    double shared_memory_per_unit_bytes = 0;  // SMEM per SM, VMEM per core
+    [[nodiscard]] double lanes() const { return static_cast<double>(units) * lanes_per_unit; }
+    // One operation per lane per cycle; an FMA counts as two FLOPs where `fma` is set.
+    [[nodiscard]] double flops_per_s(bool fma) const { return lanes() * clock_hz * (fma ? 2.0 : 1.0); }
+    [[nodiscard]] double shared_memory_bytes() const { return units * shared_memory_per_unit_bytes; }
+};
+
 enum class ChipKind { tpu, gpu };
 
 struct ChipSpec {
@@ -44,6 +57,7 @@ struct ChipSpec {
     double hbm_bytes = 0;
     double hbm_bw_Bps = 0;
     double on_chip_memory_bytes = 0;
+    std::optional<VectorUnitSpec> vector_unit;
     double host_link_Bps = 0;
     std::optional<IciSpec> ici;
     std::optional<NvlinkSpec> nvlink;
