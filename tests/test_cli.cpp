@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
@@ -14,28 +13,6 @@
 
 using nlohmann::json;
 
-namespace ridgeline::test {
-
-CommandResult run_ridgeline(const std::string& arguments) {
-    const auto err_path = std::filesystem::temp_directory_path() / ("ridgeline_test_err_" + std::to_string(::getpid()));
-    const std::string command = std::string(RIDGELINE_BINARY) + " " + arguments + " 2>" + err_path.string();
-    CommandResult result;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::array<char, 4096> buffer{};
-    std::size_t read = 0;
-    while ((read = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), read);
-    const int status = ::pclose(pipe);
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream err(err_path);
-    std::stringstream text;
-    text << err.rdbuf();
-    result.err = text.str();
-    std::filesystem::remove(err_path);
-    return result;
-}
-
-}  // namespace ridgeline::test
 
 using ridgeline::test::run_ridgeline;
 

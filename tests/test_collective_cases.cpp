@@ -60,8 +60,8 @@ std::vector<MeshAxis> mesh_of(const json& mesh) {
     return axes;
 }
 
-const std::map<std::string, std::function<double(const json&)>>& case_functions() {
-    static const std::map<std::string, std::function<double(const json&)>> functions = {
+const std::map<std::string, test::CaseFunction>& case_functions() {
+    static const std::map<std::string, test::CaseFunction> functions = {
         {"tpu-09", [](const json& in) {
              const Cluster c = torus({4, 4}, {false, false}, num(in, "ici_unidir_bytes_per_s"), num(in, "hop_latency_s"));
              const SendCost send = send_cost(c, {0, 0}, {3, 3}, num(in, "bytes"));
@@ -258,20 +258,6 @@ const std::map<std::string, std::function<double(const json&)>>& case_functions(
 }  // namespace
 
 TEST_CASE("scaling-book reference cases on collectives, sharding and GPU networks") {
-    const std::set<std::string> topics = {"collectives", "sharding", "sharded_matmul", "gpu_network"};
-    int checked = 0;
-    for (const json& c : io::parse_json_file(test::data_file("reference/scaling-book-cases.json"))) {
-        if (!topics.count(c.at("topic").get<std::string>())) continue;
-        const std::string id = c.at("id").get<std::string>();
-        CAPTURE(id);
-        const auto fn = case_functions().find(id);
-        REQUIRE_MESSAGE(fn != case_functions().end(), "no Ridgeline computation for case " << id);
-        const double expected = c.at("expected").at("value").get<double>();
-        const double actual = fn->second(c.at("inputs"));
-        CAPTURE(actual);
-        CAPTURE(expected);
-        CHECK(test::relative_error(actual, expected) <= std::max(c.at("tolerance_pct").get<double>() / 100.0, 5e-6));
-        ++checked;
-    }
+    const int checked = test::check_reference_cases({"collectives", "sharding", "sharded_matmul", "gpu_network"}, case_functions());
     CHECK(checked == 32);
 }

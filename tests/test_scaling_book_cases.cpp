@@ -88,10 +88,8 @@ double crossing_rows(const std::function<RooflineTime(double)>& at_rows) {
     return (zero.memory_s - zero.compute_s) / (compute_slope - memory_slope);
 }
 
-using CaseFn = std::function<double(const json&)>;
-
-const std::map<std::string, CaseFn>& case_functions() {
-    static const std::map<std::string, CaseFn> functions = {
+const std::map<std::string, test::CaseFunction>& case_functions() {
+    static const std::map<std::string, test::CaseFunction> functions = {
         // --- roofline ---
         {"roofline-01", [](const json& in) { return roofline_time(num(in, "flops"), 0, num(in, "bf16_flops_per_s"), 1).compute_s * 1e3; }},
         {"roofline-02", [](const json& in) { return roofline_time(num(in, "flops"), 0, num(in, "bf16_flops_per_s"), 1).compute_s * 1e3; }},
@@ -334,23 +332,7 @@ json load_cases() {
 
 TEST_CASE("scaling-book reference cases of the foundation topics") {
     const json cases = load_cases();
-    int checked = 0;
-    for (const json& c : cases) {
-        if (!kTopics.count(c.at("topic").get<std::string>())) continue;
-        const std::string id = c.at("id").get<std::string>();
-        CAPTURE(id);
-        const auto fn = case_functions().find(id);
-        REQUIRE_MESSAGE(fn != case_functions().end(), "no Ridgeline computation for case " << id);
-        const double expected = c.at("expected").at("value").get<double>();
-        const double tolerance = c.at("tolerance_pct").get<double>() / 100.0;
-        const double actual = fn->second(c.at("inputs"));
-        CAPTURE(actual);
-        CAPTURE(expected);
-        CHECK(std::isfinite(actual));
-        // A zero tolerance still allows the rounding of the book's printed answer (6 significant digits).
-        CHECK(test::relative_error(actual, expected) <= std::max(tolerance, 5e-6));
-        ++checked;
-    }
+    const int checked = test::check_reference_cases(kTopics, case_functions());
     CHECK(checked == 54);
     CHECK(checked == static_cast<int>(case_functions().size()));
 }

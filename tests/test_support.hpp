@@ -1,7 +1,12 @@
 #pragma once
 // Shared helpers for the tests: where the repository is, and running the CLI.
 #include <filesystem>
+#include <functional>
+#include <map>
+#include <set>
 #include <string>
+
+#include <nlohmann/json_fwd.hpp>
 
 namespace ridgeline::test {
 
@@ -15,6 +20,12 @@ struct CommandResult {
 };
 // Runs the ridgeline binary with `arguments` (already shell-quoted where needed).
 CommandResult run_ridgeline(const std::string& arguments);
+
+// Runs every scaling-book reference case whose topic is in `topics` through the function named
+// by its id (each must have one), checking the expected value within the case's tolerance.
+// Returns how many were checked.
+using CaseFunction = std::function<double(const nlohmann::json& inputs)>;
+int check_reference_cases(const std::set<std::string>& topics, const std::map<std::string, CaseFunction>& functions);
 
 // Relative difference |actual - expected| / |expected|.
 inline double relative_error(double actual, double expected) {

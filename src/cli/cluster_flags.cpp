@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
 #include "io/catalog_lookup.hpp"
+#include "io/quantity_text.hpp"
 #include "topology/topology_file.hpp"
 
 namespace ridgeline::cli {
@@ -31,7 +32,7 @@ ResolvedCluster resolve_cluster(const ClusterFlags& flags, const GlobalOptions& 
         if (flags.hardware.empty()) throw InputError("--hardware", "", "required (or give a topology file with --topology)");
         const Hardware hardware = resolve_hardware(flags.hardware, options.data_dir);
         ClusterShape shape;
-        if (!flags.topology.empty()) shape.torus_dims = parse_torus_shape(flags.topology, "--topology");
+        if (!flags.topology.empty()) shape.torus_dims = io::parse_torus_shape(flags.topology, "--topology");
         shape.domains = flags.nodes;
         shape.chips = flags.chips;
         resolved.cluster = build_cluster(hardware, shape);

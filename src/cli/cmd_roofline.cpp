@@ -6,6 +6,7 @@
 #include "engine/roofline.hpp"
 #include "engine/layer_ops.hpp"
 #include "hardware/catalog.hpp"
+#include "io/quantity_text.hpp"
 #include "model/model_catalog.hpp"
 #include "report/reports.hpp"
 
@@ -23,21 +24,15 @@ Dtype dtype_flag(const std::string& text, const std::string& flag) {
 MatmulShape parse_matmul(const std::string& text) {
     std::stringstream stream(text);
     std::string part;
-    double dims[3] = {0, 0, 0};
-    int count = 0;
+    std::vector<double> dims;
     while (std::getline(stream, part, ',')) {
-        std::size_t used = 0;
-        double value = 0;
-        try {
-            value = std::stod(part, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (count >= 3 || used != part.size() || !(value >= 1) || value > 1e12 || value != static_cast<double>(static_cast<long long>(value)))
+        const auto value = io::parse_positive_whole(part, 1'000'000'000'000);
+        if (!value || dims.size() == 3)
             throw InputError("--matmul", "", "expected B,D,F as three positive whole numbers, found \"" + text + "\"");
-        dims[count++] = value;
+        dims.push_back(static_cast<double>(*value));
     }
-    if (count != 3) throw InputError("--matmul", "", "expected B,D,F as three positive whole numbers, found \"" + text + "\"");
+    if (dims.size() != 3)
+        throw InputError("--matmul", "", "expected B,D,F as three positive whole numbers, found \"" + text + "\"");
     return {dims[0], dims[1], dims[2]};
 }
 

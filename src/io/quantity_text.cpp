@@ -2,11 +2,38 @@
 
 #include <cctype>
 #include <cmath>
+#include <sstream>
 #include <utility>
 
 #include "core/error.hpp"
 
 namespace ridgeline::io {
+
+std::optional<std::int64_t> parse_positive_whole(const std::string& text, std::int64_t max) {
+    std::size_t used = 0;
+    long long value = 0;
+    try {
+        value = std::stoll(text, &used);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    if (used == 0 || used != text.size() || value < 1 || value > max) return std::nullopt;
+    return value;
+}
+
+std::vector<std::int64_t> parse_torus_shape(const std::string& text, const std::string& flag) {
+    std::vector<std::int64_t> dims;
+    std::stringstream stream(text);
+    std::string part;
+    while (std::getline(stream, part, 'x')) {
+        const auto value = parse_positive_whole(part, 1'000'000);
+        if (!value) throw InputError(flag, "", "expected a torus shape such as 4x4x8, found \"" + text + "\"");
+        dims.push_back(*value);
+    }
+    if (dims.empty() || dims.size() > 4)
+        throw InputError(flag, "", "expected a torus shape of 1 to 4 axes such as 4x4x8, found \"" + text + "\"");
+    return dims;
+}
 
 double parse_bytes(const std::string& text, const std::string& flag) {
     static const std::pair<const char*, double> units[] = {

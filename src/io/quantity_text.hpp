@@ -1,8 +1,17 @@
 #pragma once
 // Quantities as users type them on the command line: "1GiB", "512MB", "4e9", "1.5 TB".
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace ridgeline::io {
+
+// A whole number in 1..max written in full ("8", not "8x" or "8.5"); nullopt otherwise.
+[[nodiscard]] std::optional<std::int64_t> parse_positive_whole(const std::string& text, std::int64_t max);
+
+// "4x4x8" -> {4, 4, 8}: 1 to 4 axes; InputError naming `flag` when malformed.
+[[nodiscard]] std::vector<std::int64_t> parse_torus_shape(const std::string& text, const std::string& flag);
 
 // Bytes with an optional decimal (kB, MB, GB, TB) or binary (KiB, MiB, GiB, TiB) suffix.
 // InputError naming `flag` for anything else, a negative or a non-finite value.

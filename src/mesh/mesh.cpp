@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "io/quantity_text.hpp"
 
 namespace ridgeline {
 
@@ -45,16 +46,9 @@ std::vector<MeshAxis> parse_mesh(const std::string& text, const std::string& fla
         MeshAxis axis;
         axis.name = part.substr(0, eq);
         const std::string size_text = part.substr(eq + 1);
-        std::size_t used = 0;
-        long long size = 0;
-        try {
-            size = std::stoll(size_text, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used == 0 || used != size_text.size() || size < 1 || size > 100'000'000)
-            throw InputError(flag, axis.name, "expected a positive whole size, found \"" + size_text + "\"");
-        axis.size = size;
+        const auto size = io::parse_positive_whole(size_text, 100'000'000);
+        if (!size) throw InputError(flag, axis.name, "expected a positive whole size, found \"" + size_text + "\"");
+        axis.size = *size;
         for (const auto& other : axes)
             if (other.name == axis.name) throw InputError(flag, axis.name, "axis named twice");
         axes.push_back(axis);

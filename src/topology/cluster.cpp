@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include "core/error.hpp"
 
@@ -53,27 +52,6 @@ int Cluster::find_dim(const std::string& dim_name) const {
     for (std::size_t i = 0; i < dims.size(); ++i)
         if (dims[i].name == dim_name) return static_cast<int>(i);
     return -1;
-}
-
-std::vector<std::int64_t> parse_torus_shape(const std::string& text, const std::string& flag) {
-    std::vector<std::int64_t> dims;
-    std::stringstream stream(text);
-    std::string part;
-    while (std::getline(stream, part, 'x')) {
-        std::size_t used = 0;
-        long long value = 0;
-        try {
-            value = std::stoll(part, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used == 0 || used != part.size() || value < 1 || value > 1'000'000)
-            throw InputError(flag, "", "expected a torus shape such as 4x4x8, found \"" + text + "\"");
-        dims.push_back(value);
-    }
-    if (dims.empty() || dims.size() > 4)
-        throw InputError(flag, "", "expected a torus shape of 1 to 4 axes such as 4x4x8, found \"" + text + "\"");
-    return dims;
 }
 
 namespace {

@@ -73,7 +73,4 @@ struct ClusterShape {
 // corresponding pod axis), preferring shapes whose axes wrap. Empty when none exists.
 [[nodiscard]] std::vector<std::int64_t> auto_torus_shape(std::int64_t chips, const ScaleUpSpec& scale_up);
 
-// "4x4x8" -> {4, 4, 8}; InputError naming `flag` when malformed.
-[[nodiscard]] std::vector<std::int64_t> parse_torus_shape(const std::string& text, const std::string& flag);
-
 }  // namespace ridgeline

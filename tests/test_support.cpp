@@ -1,0 +1,58 @@
+#include "test_support.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "io/json_reader.hpp"
+
+namespace ridgeline::test {
+
+CommandResult run_ridgeline(const std::string& arguments) {
+    const auto err_path = std::filesystem::temp_directory_path() / ("ridgeline_test_err_" + std::to_string(::getpid()));
+    const std::string command = std::string(RIDGELINE_BINARY) + " " + arguments + " 2>" + err_path.string();
+    CommandResult result;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::array<char, 4096> buffer{};
+    std::size_t read = 0;
+    while ((read = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), read);
+    const int status = ::pclose(pipe);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream err(err_path);
+    std::stringstream text;
+    text << err.rdbuf();
+    result.err = text.str();
+    std::filesystem::remove(err_path);
+    return result;
+}
+
+int check_reference_cases(const std::set<std::string>& topics, const std::map<std::string, CaseFunction>& functions) {
+    int checked = 0;
+    for (const nlohmann::json& c : io::parse_json_file(data_file("reference/scaling-book-cases.json"))) {
+        if (!topics.count(c.at("topic").get<std::string>())) continue;
+        const std::string id = c.at("id").get<std::string>();
+        CAPTURE(id);
+        const auto fn = functions.find(id);
+        REQUIRE_MESSAGE(fn != functions.end(), "no Ridgeline computation for case " << id);
+        const double expected = c.at("expected").at("value").get<double>();
+        const double actual = fn->second(c.at("inputs"));
+        CAPTURE(actual);
+        CAPTURE(expected);
+        CHECK(std::isfinite(actual));
+        // A zero tolerance still allows the rounding of the book's printed answer (6 significant digits).
+        CHECK(relative_error(actual, expected) <= std::max(c.at("tolerance_pct").get<double>() / 100.0, 5e-6));
+        ++checked;
+    }
+    return checked;
+}
+
+}  // namespace ridgeline::test
