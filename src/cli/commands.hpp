@@ -17,5 +17,7 @@ void add_roofline_command(CLI::App& app, const GlobalOptions& options);
 void add_catalog_commands(CLI::App& app, const GlobalOptions& options);
 void add_topology_command(CLI::App& app, const GlobalOptions& options);
 void add_collective_command(CLI::App& app, const GlobalOptions& options);
+void add_train_command(CLI::App& app, const GlobalOptions& options);
+void add_validate_command(CLI::App& app, const GlobalOptions& options);
 
 }  // namespace ridgeline::cli

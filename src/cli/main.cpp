@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
     options.data_dir = env_dir != nullptr ? env_dir : RIDGELINE_DEFAULT_DATA_DIR;
     app.add_option("--data-dir", options.data_dir, "folder holding hardware/ and models/ (env RIDGELINE_DATA_DIR)");
 
+    cli::add_train_command(app, options);
+    cli::add_validate_command(app, options);
     cli::add_model_command(app, options);
     cli::add_roofline_command(app, options);
     cli::add_catalog_commands(app, options);
@@ -35,7 +37,7 @@ int main(int argc, char** argv) {
         // One line, like every other input error; --help is one flag away.
         const bool unknown_command = argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty();
         if (unknown_command)
-            std::cerr << "error: unknown command \"" << argv[1] << "\" (commands: model, roofline, topology, collective, hardware, models)\n";
+            std::cerr << "error: unknown command \"" << argv[1] << "\" (commands: train, validate, model, roofline, topology, collective, hardware, models)\n";
         else
             std::cerr << "error: " << e.what() << "\n";
         return 2;

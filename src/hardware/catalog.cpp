@@ -75,6 +75,22 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
     }
     chip.host_link_Bps = root.sourced_positive_number("host_link_Bps");
     chip.price_usd_per_chip_hour = root.optional_sourced_positive_number("price_usd_per_chip_hour");
+    if (auto efficiency = root.optional_object("efficiency")) {
+        ChipEfficiency& e = chip.efficiency;
+        const auto fraction = [&](const std::string& key, double fallback) {
+            const double value = efficiency->optional_sourced_positive_number(key).value_or(fallback);
+            if (value > 1.0) efficiency->fail(key, "expected a fraction in (0, 1]");
+            return value;
+        };
+        e.matmul_max = fraction("matmul_max", 1.0);
+        e.matmul_half_dim = efficiency->optional_sourced_positive_number("matmul_half_dim").value_or(0.0);
+        e.attention = fraction("attention", 1.0);
+        e.hbm = fraction("hbm", 1.0);
+        e.collective = fraction("collective", 1.0);
+        e.kernel_overhead_s = efficiency->optional_sourced_positive_number("kernel_overhead_s").value_or(0.0);
+        efficiency->allow("origin");
+        efficiency->finish();
+    }
 
     auto interconnect = root.object("interconnect");
     if (auto ici = interconnect.optional_object("ici")) {

@@ -46,6 +46,16 @@ struct VectorUnitSpec {
     [[nodiscard]] double shared_memory_bytes() const { return units * shared_memory_per_unit_bytes; }
 };
 
+// How close real kernels come to the roofline on this chip (hardware files, "efficiency").
+struct ChipEfficiency {
+    double matmul_max = 1.0;         // best fraction of peak a large GEMM reaches
+    double matmul_half_dim = 0.0;    // a GEMM dimension this small halves the efficiency
+    double attention = 1.0;          // fused attention kernels, fraction of peak
+    double hbm = 1.0;                // achievable fraction of HBM bandwidth
+    double collective = 1.0;         // achievable fraction of link bandwidth in collectives
+    double kernel_overhead_s = 0.0;  // fixed cost per kernel launch
+};
+
 enum class ChipKind { tpu, gpu };
 
 struct ChipSpec {
@@ -63,6 +73,7 @@ struct ChipSpec {
     std::optional<NvlinkSpec> nvlink;
     ScaleOutSpec scale_out;
     std::optional<double> price_usd_per_chip_hour;
+    ChipEfficiency efficiency;  // ideal (all 1, no overheads) when the file gives none
 
     [[nodiscard]] bool supports(Dtype dtype) const { return peak_flops_per_s[index_of(dtype)] > 0; }
     [[nodiscard]] double peak_flops(Dtype dtype) const { return peak_flops_per_s[index_of(dtype)]; }

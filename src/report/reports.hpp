@@ -6,6 +6,8 @@
 #include "engine/layer_ops.hpp"
 #include "engine/roofline.hpp"
 #include "collective/collective.hpp"
+#include "engine/training.hpp"
+#include "validation/validate.hpp"
 #include "topology/topology_summary.hpp"
 #include "hardware/system.hpp"
 #include "model/model_spec.hpp"
@@ -48,6 +50,13 @@ struct CollectiveQuery {
 };
 [[nodiscard]] std::string collective_table(const Cluster& cluster, const CollectiveQuery& query);
 [[nodiscard]] std::string collective_json(const Cluster& cluster, const CollectiveQuery& query);
+
+// train_tokens > 0 adds the time (and cost) to train that many tokens.
+[[nodiscard]] std::string training_table(const TrainingScenario& scenario, const TrainingReport& report, double train_tokens);
+[[nodiscard]] std::string training_json(const TrainingScenario& scenario, const TrainingReport& report, double train_tokens);
+
+[[nodiscard]] std::string validation_table(const ValidationResult& result);
+[[nodiscard]] std::string validation_json(const ValidationResult& result);
 
 // Named groups of catalog entries ("systems", "chips", "models") for the listing commands.
 struct CatalogGroup {

@@ -1,0 +1,75 @@
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "hardware/catalog.hpp"
+#include "model/model_catalog.hpp"
+#include "report/reports.hpp"
+#include "scenario/training_setup.hpp"
+
+namespace ridgeline::cli {
+
+void add_train_command(CLI::App& app, const GlobalOptions& options) {
+    struct Flags {
+        std::string model = "llama3-70b", hardware = "tpu-v5p";
+        std::int64_t chips = 0, nodes = 0;
+        double seq_len = 8192, global_batch_tokens = 0, global_batch_seqs = 0, train_tokens = 0;
+        PlanSpec plan;
+        std::string recompute = "none", schedule = "1f1b", precision = "bf16";
+        bool no_overlap = false, json = false;
+    };
+    auto f = std::make_shared<Flags>();
+    CLI::App* c = app.add_subcommand("train", "step time, MFU, memory per chip and the bound of each part of a training step");
+    c->add_option("--model", f->model, "model name, model file or HF config.json")->capture_default_str();
+    c->add_option("--hardware", f->hardware, "system or chip")->capture_default_str();
+    c->add_option("--chips", f->chips, "chips in the job")->required()->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
+    c->add_option("--nodes", f->nodes, "scale-out domains (DGX nodes, NVL72 racks, TPU slices); default derived");
+    c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, 1e8));
+    c->add_option("--global-batch-tokens", f->global_batch_tokens, "tokens per optimizer step")->check(CLI::Range(1.0, 1e13));
+    c->add_option("--global-batch-seqs", f->global_batch_seqs, "sequences per optimizer step")->check(CLI::Range(1.0, 1e12));
+    c->add_option("--dp", f->plan.dp, "data-parallel degree incl. fsdp (default: what the chips leave)");
+    c->add_option("--tp", f->plan.tp, "tensor-parallel degree")->check(CLI::PositiveNumber);
+    c->add_option("--pp", f->plan.pp, "pipeline stages")->check(CLI::PositiveNumber);
+    c->add_option("--cp", f->plan.cp, "context-parallel degree")->check(CLI::PositiveNumber);
+    c->add_option("--ep", f->plan.ep, "expert-parallel degree (carved from the data-parallel replicas)")->check(CLI::PositiveNumber);
+    c->add_option("--fsdp", f->plan.fsdp, "parameter-sharding degree (ZeRO-3)")->check(CLI::PositiveNumber);
+    c->add_option("--vpp", f->plan.vpp, "virtual pipeline stages per rank (interleaved 1F1B)")->check(CLI::PositiveNumber);
+    c->add_option("--zero", f->plan.zero, "ZeRO stage 0-3")->check(CLI::Range(0, 3));
+    c->add_flag("--sp", f->plan.sequence_parallel, "Megatron sequence parallelism");
+    c->add_option("--micro-batch", f->plan.micro_batch_seqs, "sequences per micro-batch per replica")->check(CLI::Range(1.0, 1e9));
+    c->add_option("--recompute", f->recompute, "none, selective or full")->check(CLI::IsMember({"none", "selective", "full"}));
+    c->add_option("--schedule", f->schedule, "gpipe, 1f1b or interleaved")->check(CLI::IsMember({"gpipe", "1f1b", "interleaved"}));
+    c->add_option("--precision", f->precision, "matmul precision: bf16, fp16 or fp8")->check(CLI::IsMember({"bf16", "fp16", "fp8"}));
+    c->add_option("--strategy", f->plan.strategy, "strategy name or file (default: chosen from the degrees)");
+    c->add_flag("--offload-optimizer", f->plan.offload_optimizer, "optimizer state in host memory");
+    c->add_flag("--tp-overlap", f->plan.tp_overlap, "overlap tensor-parallel collectives with GEMMs");
+    c->add_flag("--no-overlap", f->no_overlap, "do not overlap data-parallel communication with compute");
+    c->add_option("--train-tokens", f->train_tokens, "also report time and cost to train this many tokens")->check(CLI::Range(1.0, 1e16));
+    c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.train/1)");
+    c->callback([f, &options] {
+        TrainingSetup setup;
+        setup.model = resolve_model(f->model, options.data_dir);
+        setup.hardware = resolve_hardware(f->hardware, options.data_dir);
+        setup.chips = f->chips;
+        setup.domains = f->nodes;
+        setup.seq_len = f->seq_len;
+        if (f->global_batch_seqs > 0) setup.global_batch_seqs = f->global_batch_seqs;
+        else if (f->global_batch_tokens > 0) setup.global_batch_seqs = f->global_batch_tokens / f->seq_len;
+        else setup.global_batch_seqs = static_cast<double>(f->chips);  // one sequence per chip
+        if (setup.global_batch_seqs != static_cast<double>(static_cast<std::int64_t>(setup.global_batch_seqs)))
+            throw InputError("--global-batch-tokens", "", "not a whole number of sequences of length " +
+                                                              std::to_string(static_cast<std::int64_t>(f->seq_len)));
+        setup.plan = f->plan;
+        setup.plan.recompute = *parse_recompute(f->recompute);
+        setup.plan.schedule = *parse_schedule(f->schedule);
+        setup.plan.precision = *parse_dtype(f->precision);
+        setup.plan.overlap = !f->no_overlap;
+        const TrainingScenario scenario = build_training_scenario(setup, options.data_dir, "plan");
+        const TrainingReport report = simulate_training(scenario);
+        std::cout << (f->json ? report::training_json(scenario, report, f->train_tokens)
+                              : report::training_table(scenario, report, f->train_tokens))
+                  << "\n";
+    });
+}
+
+}  // namespace ridgeline::cli

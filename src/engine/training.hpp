@@ -1,0 +1,84 @@
+#pragma once
+// The training step: for a model, a cluster, a strategy and a plan, how long one optimizer step
+// takes, what bounds each part, and the memory each chip needs. Pure: specs in, report out.
+#include <string>
+#include <vector>
+
+#include "collective/collective.hpp"
+#include "hardware/chip.hpp"
+#include "mesh/mesh.hpp"
+#include "model/transformer_math.hpp"
+#include "sharding/derive.hpp"
+#include "sharding/strategy.hpp"
+#include "topology/cluster.hpp"
+
+namespace ridgeline {
+
+// A chip's efficiencies with the GEMM-shape dependence: fraction of peak at [m, k] x [k, n].
+[[nodiscard]] double matmul_efficiency(const ChipEfficiency& efficiency, double m, double k, double n);
+
+enum class PipelineSchedule { gpipe, one_f_one_b, interleaved };
+
+struct TrainingPlan {
+    AxisSizes axes;                     // data, fsdp, tensor, pipeline, context, expert ... sizes
+    double micro_batch_seqs = 1;        // per data-parallel replica
+    double microbatches = 1;            // per step (gradient accumulation x pipeline micro-batches)
+    PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+    double virtual_stages = 1;          // interleaved: model chunks per pipeline rank
+    Recompute recompute = Recompute::none;
+    int zero_stage = 0;
+    bool offload_optimizer = false;
+    Dtype compute = Dtype::bf16;        // matmul arithmetic (fp8: GEMMs only)
+    bool overlap_data_parallel = true;  // gradient reduction and weight gathers under compute
+    bool overlap_tensor_parallel = false;
+    std::string pipeline_axis = "pipeline";
+};
+
+struct TrainingScenario {
+    ModelSpec model;
+    ChipSpec chip;  // with its efficiencies
+    Cluster cluster;
+    Mesh mesh;  // the plan's axes placed on the cluster
+    Strategy strategy;
+    TrainingPlan plan;
+    double seq_len = 0;
+    double global_batch_seqs = 0;
+};
+
+struct StepComponent {
+    std::string name;  // "matmuls", "attention", "tensor-parallel comms (exposed)", ...
+    double time_s = 0;
+    std::string bound;  // compute, memory, or the network level
+};
+
+struct MemoryBreakdown {
+    double parameters_bytes = 0;
+    double gradients_bytes = 0;
+    double optimizer_bytes = 0;
+    double activations_bytes = 0;
+    double buffers_bytes = 0;
+    [[nodiscard]] double total_bytes() const {
+        return parameters_bytes + gradients_bytes + optimizer_bytes + activations_bytes + buffers_bytes;
+    }
+};
+
+struct TrainingReport {
+    double step_time_s = 0;
+    double tokens_per_step = 0;
+    double tokens_per_s = 0;
+    double model_flops_per_token = 0;  // 3 x forward, causal attention
+    double mfu = 0;
+    double hfu = 0;                    // counting recomputation
+    std::vector<StepComponent> components;  // sum to step_time_s
+    std::string bound;                 // of the largest component
+    MemoryBreakdown memory;
+    double hbm_bytes = 0;
+    bool fits = true;
+    std::vector<DerivedCollective> collectives;  // of one layer, for the breakdown
+    [[nodiscard]] double time_to_train_s(double tokens) const { return tokens / tokens_per_s; }
+};
+
+// InputError (naming the plan field) when the plan does not divide the model or the batch.
+[[nodiscard]] TrainingReport simulate_training(const TrainingScenario& scenario);
+
+}  // namespace ridgeline

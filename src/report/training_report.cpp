@@ -1,0 +1,100 @@
+#include <nlohmann/json.hpp>
+
+#include "report/reports.hpp"
+#include "report/table.hpp"
+
+namespace ridgeline::report {
+
+namespace {
+std::string axes_text(const TrainingScenario& s) {
+    std::string text;
+    for (const auto& placed : s.mesh.axes) {
+        if (placed.axis.size <= 1) continue;
+        if (!text.empty()) text += ", ";
+        text += placed.axis.name + "=" + std::to_string(placed.axis.size);
+    }
+    return text.empty() ? "single chip" : text;
+}
+}  // namespace
+
+std::string training_table(const TrainingScenario& s, const TrainingReport& r, double train_tokens) {
+    std::string text = "Training " + s.model.name + " on " + std::to_string(s.cluster.chips()) + " x " + s.chip.name + " (" +
+                       s.cluster.name + "), strategy " + s.strategy.name + ": " + axes_text(s) + "\n" +
+                       "seq " + fixed(s.seq_len, 0) + ", global batch " + fixed(s.global_batch_seqs, 0) + " sequences (" +
+                       si(r.tokens_per_step) + " tokens), micro-batch " + fixed(s.plan.micro_batch_seqs, 0) + " x " +
+                       fixed(s.plan.microbatches, 0) + " per replica, recompute " + recompute_name(s.plan.recompute) + ", " +
+                       std::string(dtype_name(s.plan.compute)) + "\n\n";
+    Table steps({"component", "time per step", "share", "bound"});
+    for (const auto& c : r.components) {
+        if (c.time_s <= 0) continue;
+        steps.add_row({c.name, seconds(c.time_s), fixed(100.0 * c.time_s / r.step_time_s, 1) + "%", c.bound});
+    }
+    steps.add_row({"step", seconds(r.step_time_s), "100.0%", r.bound});
+    text += steps.render() + "\n";
+    Table totals({"quantity", "value"});
+    totals.add_row({"tokens/s", si(r.tokens_per_s)});
+    totals.add_row({"tokens/s per chip", si(r.tokens_per_s / static_cast<double>(s.cluster.chips()))});
+    totals.add_row({"MFU", fixed(100.0 * r.mfu, 1) + "%"});
+    totals.add_row({"HFU (with recomputation)", fixed(100.0 * r.hfu, 1) + "%"});
+    if (train_tokens > 0) {
+        const double seconds_to_train = r.time_to_train_s(train_tokens);
+        totals.add_row({"time to train " + si(train_tokens) + " tokens", fixed(seconds_to_train / 86400.0, 2) + " days"});
+        if (s.chip.price_usd_per_chip_hour)
+            totals.add_row({"cost at list price", "$" + si(seconds_to_train / 3600.0 * static_cast<double>(s.cluster.chips()) *
+                                                         *s.chip.price_usd_per_chip_hour)});
+    }
+    text += totals.render() + "\n";
+    Table memory({"memory per chip", "bytes"});
+    memory.add_row({"parameters", si(r.memory.parameters_bytes, "B")});
+    memory.add_row({"gradients", si(r.memory.gradients_bytes, "B")});
+    memory.add_row({"optimizer state", si(r.memory.optimizer_bytes, "B")});
+    memory.add_row({"activations (in-flight micro-batches)", si(r.memory.activations_bytes, "B")});
+    memory.add_row({"buffers (logits, gathered weights)", si(r.memory.buffers_bytes, "B")});
+    memory.add_row({"total", si(r.memory.total_bytes(), "B") + " of " + si(r.hbm_bytes, "B") + (r.fits ? " (fits)" : " (does NOT fit)")});
+    return text + memory.render();
+}
+
+std::string training_json(const TrainingScenario& s, const TrainingReport& r, double train_tokens) {
+    nlohmann::json doc;
+    doc["schema"] = "ridgeline.train/1";
+    doc["model"] = s.model.name;
+    doc["chip"] = s.chip.name;
+    doc["cluster"] = s.cluster.name;
+    doc["chips"] = s.cluster.chips();
+    doc["strategy"] = s.strategy.name;
+    for (const auto& placed : s.mesh.axes) doc["plan"]["axes"][placed.axis.name] = placed.axis.size;
+    doc["plan"]["micro_batch_seqs"] = s.plan.micro_batch_seqs;
+    doc["plan"]["microbatches"] = s.plan.microbatches;
+    doc["plan"]["recompute"] = recompute_name(s.plan.recompute);
+    doc["plan"]["zero"] = s.plan.zero_stage;
+    doc["plan"]["precision"] = dtype_name(s.plan.compute);
+    doc["seq_len"] = s.seq_len;
+    doc["global_batch_seqs"] = s.global_batch_seqs;
+    doc["step_time_s"] = r.step_time_s;
+    doc["tokens_per_step"] = r.tokens_per_step;
+    doc["tokens_per_s"] = r.tokens_per_s;
+    doc["model_flops_per_token"] = r.model_flops_per_token;
+    doc["mfu"] = r.mfu;
+    doc["hfu"] = r.hfu;
+    doc["bound"] = r.bound;
+    doc["breakdown"] = nlohmann::json::array();
+    for (const auto& c : r.components) doc["breakdown"].push_back({{"name", c.name}, {"time_s", c.time_s}, {"bound", c.bound}});
+    doc["memory_per_chip_bytes"] = r.memory.total_bytes();
+    doc["memory"] = {{"parameters_bytes", r.memory.parameters_bytes}, {"gradients_bytes", r.memory.gradients_bytes},
+                     {"optimizer_bytes", r.memory.optimizer_bytes},   {"activations_bytes", r.memory.activations_bytes},
+                     {"buffers_bytes", r.memory.buffers_bytes},       {"hbm_bytes", r.hbm_bytes}};
+    doc["fits"] = r.fits;
+    if (!r.fits) doc["overflow_bytes"] = r.memory.total_bytes() - r.hbm_bytes;
+    doc["collectives_per_layer"] = nlohmann::json::array();
+    for (const auto& c : r.collectives)
+        doc["collectives_per_layer"].push_back({{"what", c.what}, {"op", collective_name(c.kind)}, {"axes", c.axes}, {"bytes", c.bytes}});
+    if (train_tokens > 0) {
+        doc["time_to_train_s"] = r.time_to_train_s(train_tokens);
+        if (s.chip.price_usd_per_chip_hour)
+            doc["cost_usd"] = r.time_to_train_s(train_tokens) / 3600.0 * static_cast<double>(s.cluster.chips()) *
+                              *s.chip.price_usd_per_chip_hour;
+    }
+    return doc.dump(2);
+}
+
+}  // namespace ridgeline::report

@@ -1,0 +1,98 @@
+#include "scenario/training_setup.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "sharding/strategy_file.hpp"
+
+namespace ridgeline {
+
+std::optional<Recompute> parse_recompute(const std::string& text) {
+    if (text == "none") return Recompute::none;
+    if (text == "selective") return Recompute::selective;
+    if (text == "full") return Recompute::full;
+    return std::nullopt;
+}
+
+std::optional<PipelineSchedule> parse_schedule(const std::string& text) {
+    if (text == "gpipe") return PipelineSchedule::gpipe;
+    if (text == "1f1b") return PipelineSchedule::one_f_one_b;
+    if (text == "interleaved") return PipelineSchedule::interleaved;
+    return std::nullopt;
+}
+
+namespace {
+
+std::string auto_strategy(const PlanSpec& p) {
+    if (p.fsdp > 1 && p.tp == 1 && p.pp == 1 && p.cp == 1 && p.ep == 1) return "fsdp";
+    if (p.fsdp > 1 && p.pp == 1 && p.cp == 1 && p.ep == 1) return "fsdp-tp";
+    return p.sequence_parallel ? "megatron-3d-sp" : "megatron-3d";
+}
+
+std::string text(std::int64_t value) { return std::to_string(value); }
+
+}  // namespace
+
+TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::filesystem::path& data_dir,
+                                         const std::string& origin) {
+    const PlanSpec& p = setup.plan;
+    TrainingScenario scenario;
+    scenario.model = setup.model;
+    scenario.chip = setup.hardware.chip;
+    scenario.seq_len = setup.seq_len;
+    scenario.global_batch_seqs = setup.global_batch_seqs;
+
+    const std::int64_t model_parallel = p.tp * p.pp * p.cp;
+    std::int64_t dp = p.dp;
+    if (dp == 0) {
+        if (setup.chips % model_parallel != 0)
+            throw InputError(origin, "tp", "tp x pp x cp = " + text(model_parallel) + " does not divide " + text(setup.chips) + " chips");
+        dp = setup.chips / model_parallel;
+    }
+    if (dp * model_parallel != setup.chips)
+        throw InputError(origin, "dp", "dp x tp x pp x cp = " + text(dp * model_parallel) + " but there are " +
+                                           text(setup.chips) + " chips");
+    if (dp % p.fsdp != 0) throw InputError(origin, "fsdp", "fsdp " + text(p.fsdp) + " does not divide dp " + text(dp));
+    if ((dp / p.fsdp) % p.ep != 0)
+        throw InputError(origin, "ep", "ep " + text(p.ep) + " does not divide the " + text(dp / p.fsdp) +
+                                           " data-parallel replicas it is carved from");
+    if (p.vpp > 1 && p.pp == 1) throw InputError(origin, "vpp", "virtual stages need pipeline parallelism (pp > 1)");
+
+    TrainingPlan& plan = scenario.plan;
+    plan.axes = {{"data", dp / p.fsdp / p.ep}, {"fsdp", p.fsdp}, {"expert", p.ep},
+                 {"tensor", p.tp},             {"context", p.cp}, {"pipeline", p.pp}};
+    plan.virtual_stages = static_cast<double>(p.vpp);
+    plan.schedule = p.vpp > 1 ? PipelineSchedule::interleaved : p.schedule;
+    plan.recompute = p.recompute;
+    plan.zero_stage = p.fsdp > 1 ? 3 : p.zero;
+    plan.offload_optimizer = p.offload_optimizer;
+    plan.compute = p.precision;
+    plan.overlap_data_parallel = p.overlap;
+    plan.overlap_tensor_parallel = p.tp_overlap;
+    if (!scenario.chip.supports(p.precision))
+        throw InputError(origin, "precision", scenario.chip.name + " has no " + std::string(dtype_name(p.precision)) + " arithmetic");
+
+    // Batch: global = micro-batch x dp x micro-batches per step.
+    const double per_replica = setup.global_batch_seqs / static_cast<double>(dp);
+    if (per_replica < 1 || std::fmod(setup.global_batch_seqs, static_cast<double>(dp)) != 0.0)
+        throw InputError(origin, "global_batch", "a global batch of " + text(static_cast<std::int64_t>(setup.global_batch_seqs)) +
+                                                     " sequences does not split over " + text(dp) + " data-parallel replicas");
+    plan.micro_batch_seqs = p.micro_batch_seqs > 0 ? p.micro_batch_seqs : (p.pp > 1 ? 1.0 : per_replica);
+    if (std::fmod(per_replica, plan.micro_batch_seqs) != 0.0)
+        throw InputError(origin, "micro_batch", "micro-batches of " + text(static_cast<std::int64_t>(plan.micro_batch_seqs)) +
+                                                    " sequences do not divide the " + text(static_cast<std::int64_t>(per_replica)) +
+                                                    " sequences of each replica");
+    plan.microbatches = per_replica / plan.micro_batch_seqs;
+
+    scenario.strategy = resolve_strategy(p.strategy.empty() ? auto_strategy(p) : p.strategy, data_dir);
+    ClusterShape shape;
+    shape.chips = setup.chips;
+    shape.domains = setup.domains;
+    scenario.cluster = build_cluster(setup.hardware, shape);
+    std::vector<MeshAxis> axes;
+    for (const auto& [name, size] : plan.axes) axes.push_back({name, size});
+    scenario.mesh = place_mesh(scenario.cluster, axes, {});
+    return scenario;
+}
+
+}  // namespace ridgeline

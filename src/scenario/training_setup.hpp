@@ -1,0 +1,47 @@
+#pragma once
+// From the plan people write (dp, tp, pp, cp, ep, fsdp, ZeRO stage, micro-batch ...) to the
+// scenario the engine takes: the strategy file that expresses the plan, its mesh axes placed on
+// the cluster, and the micro-batch schedule. Shared by `train` and `validate`.
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "engine/training.hpp"
+#include "hardware/system.hpp"
+
+namespace ridgeline {
+
+struct PlanSpec {
+    std::int64_t dp = 0;  // total data-parallel degree incl. fsdp; 0: what the chips leave
+    std::int64_t tp = 1, pp = 1, cp = 1, ep = 1, fsdp = 1;
+    std::int64_t vpp = 1;
+    bool sequence_parallel = false;
+    int zero = 1;
+    Recompute recompute = Recompute::none;
+    double micro_batch_seqs = 0;  // 0: one per replica with pipelining, else the whole replica batch
+    PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+    std::string strategy;  // empty: chosen from the degrees
+    Dtype precision = Dtype::bf16;
+    bool overlap = true;
+    bool tp_overlap = false;
+    bool offload_optimizer = false;
+};
+
+struct TrainingSetup {
+    ModelSpec model;
+    Hardware hardware;
+    std::int64_t chips = 0;
+    std::int64_t domains = 0;  // TPU slices or GPU nodes; 0: derived
+    double seq_len = 0;
+    double global_batch_seqs = 0;
+    PlanSpec plan;
+};
+
+// `origin` names the flag set or file in errors (field names follow PlanSpec).
+[[nodiscard]] TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::filesystem::path& data_dir,
+                                                       const std::string& origin);
+
+[[nodiscard]] std::optional<Recompute> parse_recompute(const std::string& text);
+[[nodiscard]] std::optional<PipelineSchedule> parse_schedule(const std::string& text);
+
+}  // namespace ridgeline

@@ -1,0 +1,290 @@
+#include "sharding/derive.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace ridgeline {
+
+namespace {
+
+using D = LogicalDim;
+
+double d(std::int64_t value) { return static_cast<double>(value); }
+
+AxisList minus(const AxisList& a, const AxisList& b) {
+    AxisList result;
+    for (const auto& axis : a)
+        if (std::find(b.begin(), b.end(), axis) == b.end()) result.push_back(axis);
+    return result;
+}
+AxisList intersect(const AxisList& a, const AxisList& b) {
+    AxisList result;
+    for (const auto& axis : a)
+        if (std::find(b.begin(), b.end(), axis) != b.end()) result.push_back(axis);
+    return result;
+}
+AxisList all_axes(const TensorSpec& spec) {
+    AxisList result;
+    for (const auto& axes : spec.axes)
+        for (const auto& axis : axes)
+            if (std::find(result.begin(), result.end(), axis) == result.end()) result.push_back(axis);
+    return result;
+}
+
+// A tensor of the layer: its spec and the extent of each logical dimension it has (0: absent).
+struct Tensor {
+    std::string name;
+    TensorSpec spec;
+    std::array<double, kLogicalDims> extent{};
+    [[nodiscard]] double elements() const {
+        double total = 1;
+        for (double e : extent)
+            if (e > 0) total *= e;
+        return total;
+    }
+    [[nodiscard]] double ext(D dim) const { return extent[static_cast<std::size_t>(dim)]; }
+};
+
+struct Context {
+    const AxisSizes& sizes;
+    const MicroBatch& workload;
+    const Strategy& strategy;
+    LayerWork& work;
+
+    [[nodiscard]] double size(const AxisList& axes) const { return d(axes_size(axes, sizes)); }
+    [[nodiscard]] double local_extent(const Tensor& t, D dim, const AxisList& axes) const {
+        const double shards = size(axes);
+        const double extent = t.ext(dim);
+        if (std::fmod(extent, shards) != 0.0)
+            throw InputError("plan", axes.empty() ? t.name : axes.front(),
+                             std::string(logical_dim_name(dim)) + " of " + t.name + " (" +
+                                 std::to_string(static_cast<long long>(extent)) + ") does not split " +
+                                 std::to_string(static_cast<long long>(shards)) + " ways");
+        return extent / shards;
+    }
+    // Bytes of the array a collective over `axes` works on: the tensor divided by its other shardings.
+    [[nodiscard]] double group_bytes(const Tensor& t, const AxisList& axes, double element_bytes) const {
+        return t.elements() * element_bytes / size(minus(all_axes(t.spec), axes));
+    }
+    void add(std::string what, CollectiveKind kind, const AxisList& axes, double bytes, CommPhase phase, bool weights) {
+        if (size(axes) <= 1) return;
+        work.collectives.push_back({std::move(what), kind, axes, bytes, phase, weights});
+    }
+};
+
+// Weight gradients are partial over the axes that split the tokens but not the weight: reduced
+// once per step, scattered where the optimizer state is sharded (then the new weights gathered).
+void reduce_gradients(Context& c, const std::string& name, const AxisList& token_axes, const AxisList& weight_axes,
+                      double local_weight_elements) {
+    const AxisList grad_axes = minus(token_axes, weight_axes);
+    if (grad_axes.empty()) return;
+    const auto& ws = c.workload;
+    const double grad_bytes = local_weight_elements * ws.grad_bytes;
+    const AxisList sharded = intersect(grad_axes, c.strategy.optimizer_shard_axes);
+    const AxisList replicated = minus(grad_axes, sharded);
+    c.add(name + ": reduce-scatter gradients (sharded optimizer)", CollectiveKind::reduce_scatter, sharded, grad_bytes,
+          CommPhase::per_step, true);
+    c.add(name + ": all-gather updated weights", CollectiveKind::all_gather, sharded, local_weight_elements * ws.weight_bytes,
+          CommPhase::per_step, true);
+    c.add(name + ": all-reduce gradients", CollectiveKind::all_reduce, replicated, grad_bytes, CommPhase::per_step, true);
+}
+
+// y[batch, seq, out] = x[batch, seq, contract] @ w[contract, out]
+void derive_matmul(Context& c, const std::string& name, const Tensor& x, const Tensor& w, const Tensor& y, D contract,
+                   D out, double instances = 1, double rows_override = 0) {
+    const auto& ws = c.workload;
+    Tensor x_eff = x, w_eff = w;
+    // Contracting dimension: an axis on one side only is gathered; on both, the result is partial.
+    const AxisList gather_w = minus(w.spec.on(contract), x.spec.on(contract));
+    const AxisList gather_x = minus(x.spec.on(contract), w.spec.on(contract));
+    const AxisList partial = intersect(x.spec.on(contract), w.spec.on(contract));
+    if (!gather_w.empty()) {
+        const double bytes = c.group_bytes(w, gather_w, ws.weight_bytes);
+        c.add(name + ": all-gather weight", CollectiveKind::all_gather, gather_w, bytes, CommPhase::forward, true);
+        c.add(name + ": all-gather weight again", CollectiveKind::all_gather, gather_w, bytes, CommPhase::backward, true);
+        c.add(name + ": reduce-scatter weight gradient", CollectiveKind::reduce_scatter, gather_w,
+              c.group_bytes(w, gather_w, ws.grad_bytes), CommPhase::backward, true);
+        w_eff.spec.on(contract) = partial;
+    }
+    if (!gather_x.empty()) {
+        const double bytes = c.group_bytes(x, gather_x, ws.activation_bytes);
+        c.add(name + ": all-gather input", CollectiveKind::all_gather, gather_x, bytes, CommPhase::forward, false);
+        c.add(name + ": reduce-scatter input gradient", CollectiveKind::reduce_scatter, gather_x, bytes, CommPhase::backward, false);
+        x_eff.spec.on(contract) = partial;
+    }
+    // Token dimensions: axes the input has but the output does not are gathered (sequence parallel).
+    for (D dim : {D::batch, D::seq}) {
+        const AxisList extra = minus(x.spec.on(dim), y.spec.on(dim));
+        if (extra.empty()) continue;
+        const double bytes = c.group_bytes(x_eff, extra, ws.activation_bytes);
+        c.add(name + ": all-gather input along " + logical_dim_name(dim), CollectiveKind::all_gather, extra, bytes,
+              CommPhase::forward, false);
+        c.add(name + ": reduce-scatter input gradient along " + logical_dim_name(dim), CollectiveKind::reduce_scatter, extra,
+              bytes, CommPhase::backward, false);
+        x_eff.spec.on(dim) = intersect(x.spec.on(dim), y.spec.on(dim));
+    }
+    // Output dimension: weight axes the output does not shard are gathered.
+    const AxisList gather_w_out = minus(w.spec.on(out), y.spec.on(out));
+    if (!gather_w_out.empty()) {
+        const double bytes = c.group_bytes(w_eff, gather_w_out, ws.weight_bytes);
+        c.add(name + ": all-gather weight (output dim)", CollectiveKind::all_gather, gather_w_out, bytes, CommPhase::forward, true);
+        c.add(name + ": all-gather weight again (output dim)", CollectiveKind::all_gather, gather_w_out, bytes, CommPhase::backward, true);
+        c.add(name + ": reduce-scatter weight gradient (output dim)", CollectiveKind::reduce_scatter, gather_w_out,
+              c.group_bytes(w_eff, gather_w_out, ws.grad_bytes), CommPhase::backward, true);
+    }
+    // Partial sums: scattered where the output is sharded on the same axis, else all-reduced.
+    if (!partial.empty()) {
+        const bool scattered = !intersect(all_axes(y.spec), partial).empty();
+        const double unreduced = y.elements() * ws.activation_bytes / c.size(minus(all_axes(y.spec), partial));
+        c.add(name + (scattered ? ": reduce-scatter partial output" : ": all-reduce partial output"),
+              scattered ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, partial, unreduced, CommPhase::forward, false);
+        c.add(name + (scattered ? ": all-gather output gradient" : ": all-reduce input gradient"),
+              scattered ? CollectiveKind::all_gather : CollectiveKind::all_reduce, partial, unreduced, CommPhase::backward, false);
+    }
+    AxisList token_axes = x_eff.spec.on(D::batch);
+    for (const auto& axis : x_eff.spec.on(D::seq)) token_axes.push_back(axis);
+    reduce_gradients(c, name, token_axes, all_axes(w.spec), w.elements() / c.size(all_axes(w.spec)));
+
+    DerivedMatmul matmul;
+    matmul.name = name;
+    matmul.rows = rows_override > 0 ? rows_override
+                                    : c.local_extent(y, D::batch, y.spec.on(D::batch)) * c.local_extent(y, D::seq, y.spec.on(D::seq));
+    matmul.contract = c.local_extent(x_eff, contract, x_eff.spec.on(contract));
+    matmul.cols = c.local_extent(y, out, y.spec.on(out));
+    matmul.instances = instances;
+    matmul.weight_elements = w.elements() / c.size(all_axes(w.spec));
+    c.work.weight_elements += matmul.weight_elements;
+    c.work.matmuls.push_back(matmul);
+}
+
+// A tensor with the given dimensions; the spec's entries for dimensions it lacks are dropped
+// (a dense MLP weight has no expert dimension even if the strategy splits experts).
+Tensor make(const std::string& name, const TensorSpec& spec, std::initializer_list<std::pair<D, double>> dims) {
+    Tensor t{name, {}, {}};
+    for (const auto& [dim, extent] : dims) {
+        t.extent[static_cast<std::size_t>(dim)] = extent;
+        t.spec.on(dim) = spec.on(dim);
+    }
+    return t;
+}
+
+}  // namespace
+
+std::int64_t axes_size(const AxisList& axes, const AxisSizes& sizes) {
+    std::int64_t total = 1;
+    for (const auto& axis : axes) {
+        const auto it = sizes.find(axis);
+        if (it != sizes.end()) total *= it->second;
+    }
+    return total;
+}
+
+namespace {
+
+void derive_dense_mlp(Context& c, const ModelSpec& model, const Tensor& residual, double width, const std::string& prefix) {
+    const Strategy& s = c.strategy;
+    const double batch = residual.ext(D::batch), S = residual.ext(D::seq), Dm = d(model.d_model);
+    const double up = model.mlp == MlpKind::gated ? 2.0 * width : width;
+    const Tensor hidden_up = make("mlp_hidden", s.mlp_hidden, {{D::batch, batch}, {D::seq, S}, {D::mlp, up}});
+    const Tensor hidden = make("mlp_hidden", s.mlp_hidden, {{D::batch, batch}, {D::seq, S}, {D::mlp, width}});
+    derive_matmul(c, prefix + "mlp_in", residual, make("w_mlp_in", s.w_mlp_in, {{D::embed, Dm}, {D::mlp, up}}), hidden_up, D::embed, D::mlp);
+    derive_matmul(c, prefix + "mlp_out", hidden, make("w_mlp_out", s.w_mlp_out, {{D::mlp, width}, {D::embed, Dm}}), residual, D::mlp, D::embed);
+}
+
+// Routed experts: tokens travel to the chips holding their experts (AllToAll over the expert
+// axes) and back; each chip runs its local experts on the tokens routed to them.
+void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& residual) {
+    const Strategy& s = c.strategy;
+    const MoeSpec& moe = *model.moe;
+    const double Dm = d(model.d_model), E = d(moe.n_experts), k = d(moe.top_k), F = d(moe.d_ff_expert);
+    const AxisList expert_axes = s.w_mlp_in.on(D::expert);
+    const AxisList expert_tensor_axes = s.w_mlp_in.on(D::mlp);
+    const double ep = c.size(expert_axes), etp = c.size(expert_tensor_axes);
+    if (std::fmod(E, ep) != 0.0)
+        throw InputError("plan", expert_axes.empty() ? "expert" : expert_axes.front(),
+                         std::to_string(moe.n_experts) + " experts do not split " + std::to_string(static_cast<long long>(ep)) + " ways");
+    const double up = model.mlp == MlpKind::gated ? 2.0 * F : F;
+    if (std::fmod(F, etp) != 0.0)
+        throw InputError("plan", expert_tensor_axes.front(), "expert width " + std::to_string(moe.d_ff_expert) +
+                                                                 " does not split " + std::to_string(static_cast<long long>(etp)) + " ways");
+    const double tokens = c.work.local_tokens;
+    const double routed_bytes = tokens * ep * k * Dm * c.workload.activation_bytes;
+    c.add("experts: all-to-all dispatch and combine", CollectiveKind::all_to_all, expert_axes, 2.0 * routed_bytes, CommPhase::forward, false);
+    c.add("experts: all-to-all of gradients", CollectiveKind::all_to_all, expert_axes, 2.0 * routed_bytes, CommPhase::backward, false);
+    if (etp > 1) {
+        const double unreduced = tokens * ep * k * Dm * c.workload.activation_bytes;
+        c.add("experts: all-reduce partial outputs", CollectiveKind::all_reduce, expert_tensor_axes, unreduced, CommPhase::forward, false);
+        c.add("experts: all-reduce input gradients", CollectiveKind::all_reduce, expert_tensor_axes, unreduced, CommPhase::backward, false);
+    }
+    const double local_experts = E / ep;
+    const double rows = tokens * ep * k / E;  // tokens per local expert, balanced routing
+    DerivedMatmul expert_in{"experts_in", rows, Dm, up / etp, local_experts, local_experts * Dm * up / etp};
+    DerivedMatmul expert_out{"experts_out", rows, F / etp, Dm, local_experts, local_experts * F * Dm / etp};
+    for (const DerivedMatmul& m : {expert_in, expert_out}) {
+        c.work.matmuls.push_back(m);
+        c.work.weight_elements += m.weight_elements;
+    }
+    AxisList token_axes = residual.spec.on(D::batch);
+    for (const auto& axis : residual.spec.on(D::seq)) token_axes.push_back(axis);
+    AxisList weight_axes = expert_axes;
+    for (const auto& axis : expert_tensor_axes) weight_axes.push_back(axis);
+    reduce_gradients(c, "experts", token_axes, weight_axes, expert_in.weight_elements + expert_out.weight_elements);
+    // The router: a small local matmul on every token.
+    DerivedMatmul router{"router", tokens, Dm, E, 1, Dm * E};
+    c.work.matmuls.push_back(router);
+    c.work.weight_elements += router.weight_elements;
+}
+
+}  // namespace
+
+LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const AxisSizes& sizes, const MicroBatch& workload,
+                            bool moe_layer) {
+    LayerWork work;
+    Context c{sizes, workload, s, work};
+    // The batch dimension spans every replica: micro-batch per replica times the axes splitting it.
+    const double batch = workload.micro_batch_seqs * c.size(s.residual.on(D::batch));
+    const double S = workload.seq_len, Dm = d(model.d_model), N = d(model.n_heads);
+    const double qk_head = model.mla ? d(model.mla->qk_nope_head_dim + model.mla->qk_rope_head_dim) : d(model.head_dim);
+    const double v_head = model.mla ? d(model.mla->v_head_dim) : d(model.head_dim);
+    const double kv_heads = model.mla ? N : d(model.n_kv_heads);
+    const double qkv_width = N * qk_head + kv_heads * (qk_head + v_head);
+    const double out_width = N * v_head;
+
+    const Tensor residual = make("residual", s.residual, {{D::batch, batch}, {D::seq, S}, {D::embed, Dm}});
+    const Tensor attn_in = make("attention", s.attention, {{D::batch, batch}, {D::seq, S}, {D::heads, qkv_width}});
+    const Tensor attn_out = make("attention", s.attention, {{D::batch, batch}, {D::seq, S}, {D::heads, out_width}});
+    derive_matmul(c, "qkv", residual, make("w_qkv", s.w_qkv, {{D::embed, Dm}, {D::heads, qkv_width}}), attn_in, D::embed, D::heads);
+
+    // Attention core on the local heads and queries; keys come from the whole sequence.
+    const double local_heads = N / c.size(s.attention.on(D::heads));
+    const double local_queries = c.local_extent(attn_out, D::batch, s.attention.on(D::batch)) *
+                                 c.local_extent(attn_out, D::seq, s.attention.on(D::seq));
+    work.attention_flops = 2.0 * local_heads * (qk_head + v_head) * local_queries * (S + 1.0) / 2.0;
+    work.local_tokens = c.local_extent(residual, D::batch, s.residual.on(D::batch)) *
+                        c.local_extent(residual, D::seq, s.residual.on(D::seq));
+    const AxisList context = s.attention.on(D::seq);
+    if (c.size(context) > 1) {
+        // Ring attention: each rank's K and V chunk visits every other rank; gradients return the same way.
+        const double kv_bytes = local_queries * (kv_heads / c.size(s.attention.on(D::heads))) * (qk_head + v_head) *
+                                workload.activation_bytes;
+        const double steps = c.size(context) - 1.0;
+        c.add("attention: pass K/V around the context ring", CollectiveKind::permute, context, kv_bytes * steps,
+              CommPhase::forward, false);
+        c.add("attention: pass K/V and their gradients around the ring", CollectiveKind::permute, context,
+              2.0 * kv_bytes * steps, CommPhase::backward, false);
+    }
+    derive_matmul(c, "out", attn_out, make("w_out", s.w_out, {{D::heads, out_width}, {D::embed, Dm}}), residual, D::heads, D::embed);
+
+    if (moe_layer && model.moe) {
+        if (model.moe->n_shared_experts > 0)
+            derive_dense_mlp(c, model, residual, d(model.moe->n_shared_experts * model.moe->d_ff_expert), "shared_");
+        derive_routed_experts(c, model, residual);
+    } else {
+        derive_dense_mlp(c, model, residual, d(model.d_ff), "");
+    }
+    return work;
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,63 @@
+#pragma once
+// From a strategy's partition specs to the work of one transformer layer on one device: the
+// local matmuls and the collectives each needs, forward and backward, by the four cases of a
+// sharded matmul (contracting dim sharded on one side -> AllGather it; on both -> partial sums,
+// then ReduceScatter or AllReduce; the same axis on two non-contracting dims -> AllGather one)
+// and their transposes in the backward pass, plus the gradient reductions over the axes that
+// split the batch but not the weights.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "collective/collective.hpp"
+#include "model/model_spec.hpp"
+#include "sharding/strategy.hpp"
+
+namespace ridgeline {
+
+using AxisSizes = std::map<std::string, std::int64_t>;
+
+enum class CommPhase { forward, backward, per_step };
+
+struct DerivedCollective {
+    std::string what;  // e.g. "mlp_in: all-gather weight over fsdp"
+    CollectiveKind kind = CollectiveKind::all_gather;
+    AxisList axes;
+    double bytes = 0;  // the logical array, as collective_cost takes it
+    CommPhase phase = CommPhase::forward;
+    bool weights = false;  // moves weights or gradients (true) or activations (false)
+};
+
+struct DerivedMatmul {
+    std::string name;
+    double rows = 0, contract = 0, cols = 0;  // the local GEMM of one instance
+    double instances = 1;                       // local experts, for expert layers
+    [[nodiscard]] double flops() const { return 2.0 * rows * contract * cols * instances; }
+    double weight_elements = 0;                 // local weight elements (all instances)
+};
+
+struct LayerWork {
+    std::vector<DerivedMatmul> matmuls;         // forward matmuls; backward does each twice
+    std::vector<DerivedCollective> collectives;
+    double attention_flops = 0;                  // forward QK^T and AV on this device
+    double local_tokens = 0;                     // tokens of the micro-batch on this device
+    double weight_elements = 0;                  // weights of one layer held by this device
+};
+
+struct MicroBatch {
+    double micro_batch_seqs = 1;  // per data-parallel replica (one replica = tensor x pipeline x context chips)
+    double seq_len = 1;
+    double activation_bytes = 2;  // per element moved by activation collectives
+    double weight_bytes = 2;      // per element moved by weight gathers
+    double grad_bytes = 2;        // per element of gradient reductions
+};
+
+// InputError naming the strategy's axis when a size does not divide the dimension it splits.
+// `moe_layer`: the layer's MLP is the model's mixture of experts (else its dense MLP).
+[[nodiscard]] LayerWork derive_layer_work(const ModelSpec& model, const Strategy& strategy, const AxisSizes& sizes,
+                                          const MicroBatch& workload, bool moe_layer);
+
+// Product of the sizes of `axes` (missing axes count as 1).
+[[nodiscard]] std::int64_t axes_size(const AxisList& axes, const AxisSizes& sizes);
+
+}  // namespace ridgeline

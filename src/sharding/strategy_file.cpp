@@ -1,0 +1,98 @@
+#include "sharding/strategy_file.hpp"
+
+#include "core/error.hpp"
+#include "io/json_reader.hpp"
+
+namespace ridgeline {
+
+const char* logical_dim_name(LogicalDim dim) {
+    static const char* names[] = {"batch", "seq", "embed", "heads", "mlp", "expert"};
+    return names[static_cast<std::size_t>(dim)];
+}
+
+namespace {
+
+constexpr const char* kFormat = "ridgeline.strategy/1";
+
+AxisList axis_list(const nlohmann::json& value, io::JsonObject& parent, const std::string& key) {
+    if (!value.is_array()) parent.fail(key, "expected an array of mesh axis names");
+    AxisList axes;
+    for (const auto& item : value) {
+        if (!item.is_string() || item.get<std::string>().empty()) parent.fail(key, "expected mesh axis names");
+        axes.push_back(item.get<std::string>());
+    }
+    return axes;
+}
+
+TensorSpec tensor_spec(io::JsonObject& specs, const nlohmann::json& document, const std::string& key,
+                       std::initializer_list<LogicalDim> allowed) {
+    TensorSpec spec;
+    auto object = specs.object(key);
+    for (const std::string& dim_name : object.keys()) {
+        bool known = false;
+        for (LogicalDim dim : allowed) {
+            if (dim_name != logical_dim_name(dim)) continue;
+            object.allow(dim_name);
+            spec.on(dim) = axis_list(document.at(key).at(dim_name), object, dim_name);
+            known = true;
+        }
+        if (!known) {
+            std::string names;
+            for (LogicalDim dim : allowed) names += (names.empty() ? "" : ", ") + std::string(logical_dim_name(dim));
+            object.fail(dim_name, "not a dimension of this tensor (" + names + ")");
+        }
+    }
+    object.finish();
+    return spec;
+}
+
+}  // namespace
+
+Strategy load_strategy_file(const std::filesystem::path& path) {
+    const nlohmann::json document = io::parse_json_file(path);
+    io::JsonObject root(document, path.string());
+    const std::string format = root.string("format");
+    if (format != kFormat) root.fail("format", "expected \"" + std::string(kFormat) + "\", found \"" + format + "\"");
+    Strategy strategy;
+    strategy.name = root.string("name");
+    strategy.description = root.string("description");
+    if (root.has("aliases")) (void)root.string_list("aliases");
+    using D = LogicalDim;
+    auto activations = root.object("activations");
+    const auto& act_doc = document.at("activations");
+    strategy.residual = tensor_spec(activations, act_doc, "residual", {D::batch, D::seq, D::embed});
+    strategy.attention = tensor_spec(activations, act_doc, "attention", {D::batch, D::seq, D::heads});
+    strategy.mlp_hidden = tensor_spec(activations, act_doc, "mlp_hidden", {D::batch, D::seq, D::mlp, D::expert});
+    activations.finish();
+    auto weights = root.object("weights");
+    const auto& w_doc = document.at("weights");
+    strategy.w_qkv = tensor_spec(weights, w_doc, "qkv", {D::embed, D::heads});
+    strategy.w_out = tensor_spec(weights, w_doc, "out", {D::heads, D::embed});
+    strategy.w_mlp_in = tensor_spec(weights, w_doc, "mlp_in", {D::embed, D::mlp, D::expert});
+    strategy.w_mlp_out = tensor_spec(weights, w_doc, "mlp_out", {D::mlp, D::embed, D::expert});
+    weights.finish();
+    strategy.layers_axis = root.optional_string("layers").value_or("");
+    if (root.has("gradients_sharded_over"))
+        strategy.gradient_shard_axes = axis_list(document.at("gradients_sharded_over"), root, "gradients_sharded_over");
+    else root.allow("gradients_sharded_over");
+    if (root.has("optimizer_sharded_over"))
+        strategy.optimizer_shard_axes = axis_list(document.at("optimizer_sharded_over"), root, "optimizer_sharded_over");
+    else root.allow("optimizer_sharded_over");
+    root.allow("gradients_sharded_over");
+    root.allow("optimizer_sharded_over");
+    root.finish();
+    return strategy;
+}
+
+std::vector<CatalogEntry> list_strategies(const std::filesystem::path& data_dir) {
+    return io::list_catalog(data_dir / "strategies");
+}
+
+Strategy resolve_strategy(const std::string& name_or_path, const std::filesystem::path& data_dir) {
+    if (io::looks_like_path(name_or_path)) return load_strategy_file(name_or_path);
+    const auto strategies = list_strategies(data_dir);
+    if (const auto entry = io::find_entry(strategies, name_or_path)) return load_strategy_file(entry->file);
+    throw InputError("--strategy", "", "unknown strategy \"" + name_or_path + "\"; known: " + io::known_names(strategies));
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,52 @@
+#pragma once
+// Published measurements in the run-record format (ridgeline.run-record/1, see
+// tests/data/RUN-RECORD.md): what ran, on what, with which plan, and what was measured.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ridgeline {
+
+struct RunRecordMoe {
+    std::int64_t experts = 0, top_k = 0, d_ff_expert = 0, shared_experts = 0, dense_layers = 0, layer_freq = 1;
+};
+
+struct RunRecord {
+    std::string id, kind, source_key, source_title, reliability;
+    // model
+    std::string model_name, attention;
+    std::int64_t layers = 0, d_model = 0, heads = 0, kv_heads = 0, head_dim = 0, d_ff = 0, vocab = 0;
+    bool gated_mlp = true;
+    std::optional<bool> tied_embeddings;
+    std::optional<RunRecordMoe> moe;
+    // hardware
+    std::string accelerator;
+    std::int64_t count = 0;
+    std::optional<std::int64_t> devices_per_node, nvlink_domain, num_slices;
+    std::optional<double> scale_out_Bps_per_device;
+    std::optional<std::string> tpu_slice;
+    // workload
+    std::int64_t seq_len = 0;
+    std::optional<std::int64_t> global_batch_seqs, global_batch_tokens, micro_batch_seqs;
+    std::optional<std::int64_t> input_len, output_len, concurrency;
+    // plan
+    std::int64_t dp = 1, tp = 1, pp = 1, cp = 1, ep = 1, fsdp = 1;
+    std::optional<std::int64_t> etp, vpp;
+    bool sequence_parallel = false;
+    int zero = 0;
+    std::string recompute = "none";
+    std::optional<bool> comm_overlap;
+    std::string precision = "bf16";
+    // measured
+    std::optional<double> tokens_per_s, step_time_s, mfu, tflops_per_device, peak_memory_bytes, output_tokens_per_s;
+    std::string flops_accounting;
+    std::vector<std::string> assumed;
+};
+
+// Refuses a file whose schema is not ridgeline.run-record/1, and any record with a missing or
+// extra key, a wrong type, a null where none is allowed, or a broken invariant, naming the
+// record id and the dotted field.
+[[nodiscard]] std::vector<RunRecord> load_run_records(const std::filesystem::path& path);
+
+}  // namespace ridgeline

@@ -1,0 +1,240 @@
+#include <cmath>
+#include <set>
+
+#include "core/error.hpp"
+#include "io/json_reader.hpp"
+#include "validation/run_record.hpp"
+
+namespace ridgeline {
+
+namespace {
+
+constexpr const char* kSchema = "ridgeline.run-record/1";
+
+// Field access with the record's rules: every key present, nulls only where allowed.
+class Fields {
+public:
+    Fields(const nlohmann::json& object, std::string origin, std::string path)
+        : object_(object), origin_(std::move(origin)), path_(std::move(path)) {
+        if (!object_.is_object()) fail("", "expected an object");
+    }
+    [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+        throw InputError(origin_, key.empty() ? path_ : path_ + "." + key, what);
+    }
+    const nlohmann::json& at(const std::string& key) {
+        seen_.insert(key);
+        const auto it = object_.find(key);
+        if (it == object_.end()) fail(key, "missing (every key is required; unknown values are null)");
+        return *it;
+    }
+    bool is_null(const std::string& key) { return at(key).is_null(); }
+    std::string text(const std::string& key) {
+        const auto& v = at(key);
+        if (!v.is_string()) fail(key, "expected a string");
+        return v.get<std::string>();
+    }
+    std::optional<std::string> text_or_null(const std::string& key) {
+        return is_null(key) ? std::nullopt : std::optional<std::string>(text(key));
+    }
+    std::string choice(const std::string& key, const std::set<std::string>& allowed) {
+        const std::string value = text(key);
+        if (!allowed.count(value)) {
+            std::string list;
+            for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+            fail(key, "\"" + value + "\" is not one of " + list);
+        }
+        return value;
+    }
+    std::int64_t count(const std::string& key, std::int64_t minimum = 1) {
+        const auto& v = at(key);
+        if (!v.is_number_integer()) fail(key, "expected a whole number");
+        const auto value = v.get<std::int64_t>();
+        if (value < minimum) fail(key, "expected at least " + std::to_string(minimum));
+        if (value > 1'000'000'000'000) fail(key, "out of range");
+        return value;
+    }
+    std::optional<std::int64_t> count_or_null(const std::string& key, std::int64_t minimum = 1) {
+        return is_null(key) ? std::nullopt : std::optional<std::int64_t>(count(key, minimum));
+    }
+    double positive(const std::string& key) {
+        const auto& v = at(key);
+        if (!v.is_number()) fail(key, "expected a number");
+        const double value = v.get<double>();
+        if (!std::isfinite(value) || value <= 0) fail(key, "expected a finite number > 0");
+        return value;
+    }
+    std::optional<double> positive_or_null(const std::string& key) {
+        return is_null(key) ? std::nullopt : std::optional<double>(positive(key));
+    }
+    bool flag(const std::string& key) {
+        const auto& v = at(key);
+        if (!v.is_boolean()) fail(key, "expected true or false");
+        return v.get<bool>();
+    }
+    std::optional<bool> flag_or_null(const std::string& key) {
+        return is_null(key) ? std::nullopt : std::optional<bool>(flag(key));
+    }
+    Fields object(const std::string& key) { return Fields(at(key), origin_, path_ + "." + key); }
+    std::optional<double> measured(const std::string& key) {
+        if (is_null(key)) return std::nullopt;
+        Fields m = object(key);
+        const double value = m.positive("value");
+        (void)m.choice("status", {"stated", "derived"});
+        m.finish();
+        return value;
+    }
+    void finish() const {
+        for (const auto& item : object_.items())
+            if (!seen_.count(item.key())) fail(item.key(), "unknown key");
+    }
+
+private:
+    const nlohmann::json& object_;
+    std::string origin_, path_;
+    std::set<std::string> seen_;
+};
+
+RunRecord parse_record(const nlohmann::json& value, const std::string& origin, std::size_t index) {
+    RunRecord r;
+    const std::string fallback = "records[" + std::to_string(index) + "]";
+    if (value.is_object() && value.contains("id") && value["id"].is_string()) r.id = value["id"].get<std::string>();
+    Fields f(value, origin, r.id.empty() ? fallback : "record " + r.id);
+    r.id = f.text("id");
+    r.kind = f.choice("kind", {"train", "serve"});
+    {
+        Fields s = f.object("source");
+        r.source_key = s.text("key");
+        r.source_title = s.text("title");
+        (void)s.text_or_null("url");
+        (void)s.text_or_null("location");
+        r.reliability = s.choice("reliability", {"A", "B", "C"});
+        s.finish();
+    }
+    {
+        Fields m = f.object("model");
+        r.model_name = m.text("name");
+        r.layers = m.count("layers");
+        r.d_model = m.count("d_model");
+        r.heads = m.count("heads");
+        r.kv_heads = m.count("kv_heads");
+        r.head_dim = m.count("head_dim");
+        r.d_ff = m.count("d_ff");
+        r.vocab = m.count("vocab");
+        r.gated_mlp = m.flag("gated_mlp");
+        r.tied_embeddings = m.flag_or_null("tied_embeddings");
+        r.attention = m.choice("attention", {"mha", "gqa", "mqa", "mla"});
+        if (!m.is_null("moe")) {
+            Fields e = m.object("moe");
+            RunRecordMoe moe;
+            moe.experts = e.count("experts");
+            moe.top_k = e.count("top_k");
+            moe.d_ff_expert = e.count("d_ff_expert");
+            moe.shared_experts = e.count("shared_experts", 0);
+            moe.dense_layers = e.count("dense_layers", 0);
+            moe.layer_freq = e.count("layer_freq");
+            e.finish();
+            if (moe.top_k > moe.experts) m.fail("moe.top_k", "exceeds the number of experts");
+            if (moe.dense_layers >= r.layers) m.fail("moe.dense_layers", "must be below the number of layers");
+            r.moe = moe;
+        }
+        m.finish();
+    }
+    {
+        Fields h = f.object("hardware");
+        r.accelerator = h.text("accelerator");
+        r.count = h.count("count");
+        r.devices_per_node = h.count_or_null("devices_per_node");
+        r.nvlink_domain = h.count_or_null("nvlink_domain");
+        r.scale_out_Bps_per_device = h.positive_or_null("scale_out_Bps_per_device");
+        r.tpu_slice = h.text_or_null("tpu_slice");
+        r.num_slices = h.count_or_null("num_slices");
+        h.finish();
+    }
+    {
+        Fields w = f.object("workload");
+        r.seq_len = w.count("seq_len");
+        r.global_batch_seqs = w.count_or_null("global_batch_seqs");
+        r.global_batch_tokens = w.count_or_null("global_batch_tokens");
+        r.micro_batch_seqs = w.count_or_null("micro_batch_seqs");
+        if (r.kind == "serve") {
+            r.input_len = w.count("input_len");
+            r.output_len = w.count("output_len");
+            r.concurrency = w.count_or_null("concurrency");
+        }
+        w.finish();
+        if (r.global_batch_seqs && r.global_batch_tokens && *r.global_batch_tokens != *r.global_batch_seqs * r.seq_len)
+            w.fail("global_batch_tokens", "differs from global_batch_seqs x seq_len");
+    }
+    {
+        Fields p = f.object("plan");
+        r.dp = p.count("dp");
+        r.tp = p.count("tp");
+        r.pp = p.count("pp");
+        r.cp = p.count("cp");
+        r.ep = p.count("ep");
+        r.etp = p.count_or_null("etp");
+        r.vpp = p.count_or_null("vpp");
+        r.sequence_parallel = p.flag("sequence_parallel");
+        r.fsdp = p.count("fsdp");
+        r.zero = static_cast<int>(p.count("zero", 0));
+        if (r.zero > 3) p.fail("zero", "expected 0, 1, 2 or 3");
+        r.recompute = p.choice("recompute", {"none", "selective", "full"});
+        r.comm_overlap = p.flag_or_null("comm_overlap");
+        p.finish();
+        if (r.dp * r.tp * r.pp * r.cp != r.count) p.fail("dp", "dp x tp x pp x cp does not equal hardware.count");
+        if (r.fsdp > 1 && r.zero != 3) p.fail("zero", "fsdp > 1 requires zero 3");
+        if ((r.dp * r.cp) % r.fsdp != 0) p.fail("fsdp", "does not divide dp x cp");
+        if (r.vpp && *r.vpp > 1 && r.pp == 1) p.fail("vpp", "virtual stages need pp > 1");
+        if (r.tp == 1 && r.sequence_parallel) p.fail("sequence_parallel", "requires tp > 1");
+        if (!r.moe && r.ep != 1) p.fail("ep", "a dense model has ep 1");
+    }
+    r.precision = f.choice("precision", {"bf16", "fp16", "fp8"});
+    {
+        Fields m = f.object("measured");
+        r.tokens_per_s = m.measured("tokens_per_s");
+        r.step_time_s = m.measured("step_time_s");
+        r.mfu = m.measured("mfu");
+        r.tflops_per_device = m.measured("tflops_per_device");
+        r.peak_memory_bytes = m.measured("peak_memory_bytes");
+        r.output_tokens_per_s = m.measured("output_tokens_per_s");
+        m.finish();
+        if (r.mfu && *r.mfu >= 1.0) m.fail("mfu.value", "expected a fraction below 1");
+    }
+    r.flops_accounting = f.text("flops_accounting");
+    {
+        const auto& assumed = f.at("assumed");
+        if (!assumed.is_array()) f.fail("assumed", "expected an array of dotted paths");
+        for (const auto& item : assumed) {
+            if (!item.is_string()) f.fail("assumed", "expected dotted paths");
+            r.assumed.push_back(item.get<std::string>());
+        }
+    }
+    (void)f.text_or_null("notes");
+    f.finish();
+    return r;
+}
+
+}  // namespace
+
+std::vector<RunRecord> load_run_records(const std::filesystem::path& path) {
+    const nlohmann::json document = io::parse_json_file(path);
+    const std::string origin = path.string();
+    if (!document.is_object()) throw InputError(origin, "", "expected an object with schema and records");
+    const auto schema = document.find("schema");
+    if (schema == document.end() || !schema->is_string() || schema->get<std::string>() != kSchema)
+        throw InputError(origin, "schema", std::string("expected \"") + kSchema + "\"");
+    const auto records = document.find("records");
+    if (records == document.end() || !records->is_array()) throw InputError(origin, "records", "expected an array of records");
+    for (const auto& item : document.items())
+        if (item.key() != "schema" && item.key() != "records") throw InputError(origin, item.key(), "unknown key");
+    std::vector<RunRecord> result;
+    std::set<std::string> ids;
+    for (std::size_t i = 0; i < records->size(); ++i) {
+        result.push_back(parse_record((*records)[i], origin, i));
+        if (!ids.insert(result.back().id).second)
+            throw InputError(origin, "record " + result.back().id, "id used twice");
+    }
+    return result;
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,134 @@
+#include "validation/validate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "hardware/catalog.hpp"
+#include "scenario/training_setup.hpp"
+
+namespace ridgeline {
+
+namespace {
+
+// Run-record accelerator ids and the chips Ridgeline describes.
+const std::map<std::string, std::string>& chip_names() {
+    static const std::map<std::string, std::string> names = {
+        {"a100-40g", "a100-40gb"}, {"a100-80g", "a100-80gb"}, {"h100-sxm", "h100-sxm"}, {"h200", "h200"},
+        {"b200", "b200"},          {"gb200", "gb200"},         {"tpu-v4", "tpu-v4"},     {"tpu-v5e", "tpu-v5e"},
+        {"tpu-v5p", "tpu-v5p"}};
+    return names;
+}
+
+ModelSpec record_model(const RunRecord& r) {
+    ModelSpec m;
+    m.name = r.model_name;
+    m.description = "from run record " + r.id;
+    m.n_layers = r.layers;
+    m.d_model = r.d_model;
+    m.n_heads = r.heads;
+    // MLA's low-rank shapes are only in the notes: modelled as full attention of the same heads.
+    m.n_kv_heads = r.attention == "mla" ? r.heads : r.kv_heads;
+    m.head_dim = r.head_dim;
+    m.d_ff = r.d_ff;
+    m.vocab_size = r.vocab;
+    m.mlp = r.gated_mlp ? MlpKind::gated : MlpKind::plain;
+    m.tied_embeddings = r.tied_embeddings.value_or(false);
+    if (r.moe) m.moe = MoeSpec{r.moe->experts, r.moe->top_k, r.moe->d_ff_expert, r.moe->shared_experts, r.moe->dense_layers};
+    return m;
+}
+
+}  // namespace
+
+RecordResult predict_record(const RunRecord& r, const std::filesystem::path& data_dir) {
+    RecordResult result{r.id, r.kind, r.source_key, false, "", 0, 0, 0, 0, ""};
+    const auto skip = [&](const std::string& reason) {
+        result.reason = reason;
+        return result;
+    };
+    if (r.kind != "train") return skip("serving records are not modelled by the training model");
+    if (!r.tokens_per_s) return skip("no measured tokens/s");
+    result.measured_tokens_per_s = *r.tokens_per_s;
+    if (!r.global_batch_seqs) return skip("no global batch size");
+    const auto chip = chip_names().find(r.accelerator);
+    if (chip == chip_names().end()) return skip("no hardware description for accelerator " + r.accelerator);
+    if (r.moe && r.moe->layer_freq != 1) return skip("MoE layers interleaved with dense ones (layer_freq > 1)");
+
+    try {
+        TrainingSetup setup;
+        setup.model = record_model(r);
+        setup.hardware = resolve_hardware(chip->second, data_dir);
+        if (r.scale_out_Bps_per_device) setup.hardware.chip.scale_out.bw_per_chip_Bps_one_way = *r.scale_out_Bps_per_device;
+        setup.chips = r.count;
+        if (r.num_slices) setup.domains = *r.num_slices;
+        else if (r.nvlink_domain && r.count >= *r.nvlink_domain && setup.hardware.system &&
+                 setup.hardware.system->scale_up.domain_size == *r.nvlink_domain)
+            setup.domains = r.count / *r.nvlink_domain;
+        setup.seq_len = static_cast<double>(r.seq_len);
+        setup.global_batch_seqs = static_cast<double>(*r.global_batch_seqs);
+        PlanSpec& p = setup.plan;
+        p.dp = r.dp;
+        p.tp = r.tp;
+        p.pp = r.pp;
+        p.cp = r.cp;
+        p.ep = r.ep;
+        p.fsdp = r.fsdp;
+        p.vpp = r.vpp.value_or(1);
+        p.sequence_parallel = r.sequence_parallel;
+        p.zero = r.zero;
+        p.recompute = *parse_recompute(r.recompute);
+        p.micro_batch_seqs = r.micro_batch_seqs ? static_cast<double>(*r.micro_batch_seqs) : 0.0;
+        p.precision = *parse_dtype(r.precision);
+        p.overlap = r.comm_overlap.value_or(true);
+        p.tp_overlap = r.comm_overlap.value_or(false);
+        if (r.tpu_slice) p.strategy = r.tp > 1 || r.fsdp > 1 ? "maxtext" : "dp";
+        const TrainingScenario scenario = build_training_scenario(setup, data_dir, "record " + r.id);
+        const TrainingReport report = simulate_training(scenario);
+        result.predicted_tokens_per_s = report.tokens_per_s;
+        result.predicted_mfu = report.mfu;
+        result.bound = report.bound;
+        result.error = report.tokens_per_s / result.measured_tokens_per_s - 1.0;
+        result.ok = std::isfinite(result.error);
+        if (!result.ok) result.reason = "prediction is not finite";
+    } catch (const InputError& e) {
+        result.reason = e.what();
+    }
+    return result;
+}
+
+ErrorSummary summarize_errors(std::vector<double> errors) {
+    ErrorSummary summary;
+    summary.count = static_cast<int>(errors.size());
+    if (errors.empty()) return summary;
+    for (double& e : errors) e = std::fabs(e);
+    std::sort(errors.begin(), errors.end());
+    const auto rank = [&](double q) {
+        const auto index = static_cast<std::size_t>(std::ceil(q * static_cast<double>(errors.size()))) - 1;
+        return errors[std::min(index, errors.size() - 1)];
+    };
+    const std::size_t n = errors.size();
+    summary.median_abs_error = n % 2 == 1 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
+    summary.p90_abs_error = rank(0.9);
+    return summary;
+}
+
+ValidationResult validate_records(const std::vector<RunRecord>& records, const std::filesystem::path& data_dir) {
+    ValidationResult result;
+    std::vector<double> all;
+    std::map<std::string, std::vector<double>> per_source;
+    for (const RunRecord& record : records) {
+        result.records.push_back(predict_record(record, data_dir));
+        const RecordResult& r = result.records.back();
+        if (!r.ok) {
+            ++result.skipped;
+            continue;
+        }
+        all.push_back(r.error);
+        per_source[r.source].push_back(r.error);
+    }
+    result.overall = summarize_errors(all);
+    for (auto& [source, errors] : per_source) result.by_source[source] = summarize_errors(errors);
+    return result;
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,42 @@
+#pragma once
+// Predicts each published run with its own model, hardware and plan and compares with what was
+// measured. Records Ridgeline cannot model are kept, with the reason.
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "validation/run_record.hpp"
+
+namespace ridgeline {
+
+struct RecordResult {
+    std::string id, kind, source;
+    bool ok = false;
+    std::string reason;  // why it was skipped
+    double predicted_tokens_per_s = 0;
+    double measured_tokens_per_s = 0;
+    double error = 0;  // predicted / measured - 1
+    double predicted_mfu = 0;
+    std::string bound;
+};
+
+struct ErrorSummary {
+    int count = 0;
+    double median_abs_error = 0;
+    double p90_abs_error = 0;
+};
+
+struct ValidationResult {
+    std::vector<RecordResult> records;
+    int skipped = 0;
+    ErrorSummary overall;
+    std::map<std::string, ErrorSummary> by_source;
+};
+
+[[nodiscard]] RecordResult predict_record(const RunRecord& record, const std::filesystem::path& data_dir);
+[[nodiscard]] ValidationResult validate_records(const std::vector<RunRecord>& records, const std::filesystem::path& data_dir);
+// Median and 90th percentile (nearest rank) of |errors|.
+[[nodiscard]] ErrorSummary summarize_errors(std::vector<double> errors);
+
+}  // namespace ridgeline
