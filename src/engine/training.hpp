@@ -15,7 +15,7 @@
 namespace ridgeline {
 
 // A chip's efficiencies with the GEMM-shape dependence: fraction of peak at [m, k] x [k, n].
-[[nodiscard]] double matmul_efficiency(const ChipEfficiency& efficiency, double m, double k, double n);
+[[nodiscard]] double matmul_efficiency(const ChipEfficiency& efficiency, Dtype dtype, double m, double k, double n);
 
 enum class PipelineSchedule { gpipe, one_f_one_b, interleaved };
 

@@ -83,8 +83,10 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
             return value;
         };
         e.matmul_max = fraction("matmul_max", 1.0);
+        e.matmul_max_fp8 = fraction("matmul_max_fp8", e.matmul_max);
         e.matmul_half_dim = efficiency->optional_sourced_positive_number("matmul_half_dim").value_or(0.0);
         e.attention = fraction("attention", 1.0);
+        e.attention_half_seq = efficiency->optional_sourced_positive_number("attention_half_seq").value_or(0.0);
         e.hbm = fraction("hbm", 1.0);
         e.collective = fraction("collective", 1.0);
         e.kernel_overhead_s = efficiency->optional_sourced_positive_number("kernel_overhead_s").value_or(0.0);

@@ -48,9 +48,11 @@ struct VectorUnitSpec {
 
 // How close real kernels come to the roofline on this chip (hardware files, "efficiency").
 struct ChipEfficiency {
-    double matmul_max = 1.0;         // best fraction of peak a large GEMM reaches
+    double matmul_max = 1.0;         // best fraction of peak a large 16-bit GEMM reaches
+    double matmul_max_fp8 = 1.0;     // the same for 8-bit GEMMs
     double matmul_half_dim = 0.0;    // a GEMM dimension this small halves the efficiency
-    double attention = 1.0;          // fused attention kernels, fraction of peak
+    double attention = 1.0;          // fused attention kernels at long sequences, fraction of peak
+    double attention_half_seq = 0.0; // a sequence this short halves the attention efficiency
     double hbm = 1.0;                // achievable fraction of HBM bandwidth
     double collective = 1.0;         // achievable fraction of link bandwidth in collectives
     double kernel_overhead_s = 0.0;  // fixed cost per kernel launch
