@@ -81,6 +81,8 @@ LayerTime Simulator::time_layer(const LayerWork& work) const {
         t.matmul_fwd += std::max(compute_s, memory_s);
         t.matmul_memory_bound = t.matmul_memory_bound || memory_s > compute_s;
         output_elements += m.rows * m.cols * m.instances;
+        // Routed tokens are permuted into expert order and back: two reads and two writes of each copy.
+        if (m.routed) output_elements += 2.0 * m.rows * m.contract * m.instances;
     }
     // Flash-attention tiles are poorly filled at short sequences (and the causal mask wastes a larger share).
     const double seq_fill = e.attention_half_seq > 0 ? s_.seq_len / (s_.seq_len + e.attention_half_seq) : 1.0;
@@ -109,23 +111,7 @@ LayerTime Simulator::time_layer(const LayerWork& work) const {
 }
 
 void Simulator::check_plan() const {
-    const ModelSpec& m = s_.model;
-    const double tp = axis("tensor");
-    if (std::fmod(d(m.n_heads), tp) != 0.0)
-        throw InputError("plan", "tensor", "tensor parallelism " + std::to_string(static_cast<long long>(tp)) +
-                                               " does not divide the " + std::to_string(m.n_heads) + " query heads");
-    if (!m.mla && std::fmod(d(m.n_kv_heads), tp) != 0.0 && std::fmod(tp, d(m.n_kv_heads)) != 0.0)
-        throw InputError("plan", "tensor", "tensor parallelism " + std::to_string(static_cast<long long>(tp)) +
-                                               " does not divide the " + std::to_string(m.n_kv_heads) + " KV heads");
-    const double pp = axis(s_.plan.pipeline_axis);
-    if (std::fmod(d(m.n_layers), pp * s_.plan.virtual_stages) != 0.0)
-        throw InputError("plan", s_.plan.pipeline_axis, std::to_string(m.n_layers) + " layers do not split into " +
-                                                            std::to_string(static_cast<long long>(pp * s_.plan.virtual_stages)) +
-                                                            " pipeline stages");
-    if (m.moe && std::fmod(d(m.moe->n_experts), axis("expert")) != 0.0)
-        throw InputError("plan", "expert", "expert parallelism does not divide the " + std::to_string(m.moe->n_experts) + " experts");
-    if (s_.plan.microbatches < 1 || s_.plan.micro_batch_seqs < 1)
-        throw InputError("plan", "micro_batch", "the global batch does not split into whole micro-batches");
+    check_training_plan(s_.model, s_.plan);
     if (s_.mesh.size() != s_.cluster.chips())
         throw InputError("plan", "axes", "the plan's axes do not multiply to the chip count");
 }
@@ -291,6 +277,29 @@ TrainingReport Simulator::run() {
 }
 
 }  // namespace
+
+void check_training_plan(const ModelSpec& m, const TrainingPlan& plan) {
+    const auto axis = [&](const std::string& name) {
+        const auto it = plan.axes.find(name);
+        return it == plan.axes.end() ? 1.0 : d(it->second);
+    };
+    const double tp = axis("tensor");
+    if (std::fmod(d(m.n_heads), tp) != 0.0)
+        throw InputError("plan", "tensor", "tensor parallelism " + std::to_string(static_cast<long long>(tp)) +
+                                               " does not divide the " + std::to_string(m.n_heads) + " query heads");
+    if (!m.mla && std::fmod(d(m.n_kv_heads), tp) != 0.0)
+        throw InputError("plan", "tensor", "tensor parallelism " + std::to_string(static_cast<long long>(tp)) +
+                                               " does not divide the " + std::to_string(m.n_kv_heads) + " KV heads");
+    const double pp = axis(plan.pipeline_axis);
+    if (std::fmod(d(m.n_layers), pp * plan.virtual_stages) != 0.0)
+        throw InputError("plan", plan.pipeline_axis, std::to_string(m.n_layers) + " layers do not split into " +
+                                                         std::to_string(static_cast<long long>(pp * plan.virtual_stages)) +
+                                                         " pipeline stages");
+    if (m.moe && std::fmod(d(m.moe->n_experts), axis("expert")) != 0.0)
+        throw InputError("plan", "expert", "expert parallelism does not divide the " + std::to_string(m.moe->n_experts) + " experts");
+    if (plan.microbatches < 1 || plan.micro_batch_seqs < 1)
+        throw InputError("plan", "micro_batch", "the global batch does not split into whole micro-batches");
+}
 
 TrainingReport simulate_training(const TrainingScenario& scenario) { return Simulator(scenario).run(); }
 

@@ -78,6 +78,10 @@ struct TrainingReport {
     [[nodiscard]] double time_to_train_s(double tokens) const { return tokens / tokens_per_s; }
 };
 
+// InputError (naming the plan field) when the plan does not divide the model's heads, layers or
+// experts, or the batch into micro-batches.
+void check_training_plan(const ModelSpec& model, const TrainingPlan& plan);
+
 // InputError (naming the plan field) when the plan does not divide the model or the batch.
 [[nodiscard]] TrainingReport simulate_training(const TrainingScenario& scenario);
 

@@ -11,11 +11,12 @@ namespace ridgeline {
 namespace {
 
 // Innermost first: axes whose collectives move activations every layer come before those that
-// move weights or gradients once per step.
+// move weights every layer, then gradients once per step; pipeline stages only pass one
+// activation per micro-batch across their boundary, so they go outermost (as Megatron orders them).
 int hunger_rank(const std::string& name) {
     static const std::vector<std::vector<std::string>> ranks = {
         {"tensor", "tp", "model", "sequence", "sp"}, {"expert", "ep"}, {"context", "cp"},
-        {"fsdp", "zero"},                           {"pipeline", "pp", "stage"}, {"data", "dp", "replica"}};
+        {"fsdp", "zero"},                           {"data", "dp", "replica"}, {"pipeline", "pp", "stage"}};
     for (std::size_t r = 0; r < ranks.size(); ++r)
         if (std::find(ranks[r].begin(), ranks[r].end(), name) != ranks[r].end()) return static_cast<int>(r);
     return static_cast<int>(ranks.size());

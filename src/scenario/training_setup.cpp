@@ -85,6 +85,10 @@ TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::
     plan.microbatches = per_replica / plan.micro_batch_seqs;
 
     scenario.strategy = resolve_strategy(p.strategy.empty() ? auto_strategy(p) : p.strategy, data_dir);
+    // The ZeRO stage decides whether the strategy's data-parallel axes shard optimizer state and gradients.
+    if (plan.zero_stage < 1) scenario.strategy.optimizer_shard_axes.clear();
+    if (plan.zero_stage < 2) scenario.strategy.gradient_shard_axes.clear();
+    check_training_plan(scenario.model, plan);  // before the mesh, so the error names the model's field
     ClusterShape shape;
     shape.chips = setup.chips;
     shape.domains = setup.domains;

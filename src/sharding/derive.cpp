@@ -149,6 +149,7 @@ void derive_matmul(Context& c, const std::string& name, const Tensor& x, const T
 
     DerivedMatmul matmul;
     matmul.name = name;
+    matmul.routed = false;
     matmul.rows = rows_override > 0 ? rows_override
                                     : c.local_extent(y, D::batch, y.spec.on(D::batch)) * c.local_extent(y, D::seq, y.spec.on(D::seq));
     matmul.contract = c.local_extent(x_eff, contract, x_eff.spec.on(contract));
@@ -220,8 +221,8 @@ void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& res
     }
     const double local_experts = E / ep;
     const double rows = tokens * ep * k / E;  // tokens per local expert, balanced routing
-    DerivedMatmul expert_in{"experts_in", rows, Dm, up / etp, local_experts, local_experts * Dm * up / etp};
-    DerivedMatmul expert_out{"experts_out", rows, F / etp, Dm, local_experts, local_experts * F * Dm / etp};
+    DerivedMatmul expert_in{"experts_in", rows, Dm, up / etp, local_experts, local_experts * Dm * up / etp, true};
+    DerivedMatmul expert_out{"experts_out", rows, F / etp, Dm, local_experts, local_experts * F * Dm / etp, false};
     for (const DerivedMatmul& m : {expert_in, expert_out}) {
         c.work.matmuls.push_back(m);
         c.work.weight_elements += m.weight_elements;
@@ -232,7 +233,7 @@ void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& res
     for (const auto& axis : expert_tensor_axes) weight_axes.push_back(axis);
     reduce_gradients(c, "experts", token_axes, weight_axes, expert_in.weight_elements + expert_out.weight_elements);
     // The router: a small local matmul on every token.
-    DerivedMatmul router{"router", tokens, Dm, E, 1, Dm * E};
+    DerivedMatmul router{"router", tokens, Dm, E, 1, Dm * E, false};
     c.work.matmuls.push_back(router);
     c.work.weight_elements += router.weight_elements;
 }

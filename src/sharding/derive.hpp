@@ -34,6 +34,7 @@ struct DerivedMatmul {
     double instances = 1;                       // local experts, for expert layers
     [[nodiscard]] double flops() const { return 2.0 * rows * contract * cols * instances; }
     double weight_elements = 0;                 // local weight elements (all instances)
+    bool routed = false;                        // its tokens were permuted to their experts and back
 };
 
 struct LayerWork {

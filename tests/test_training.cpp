@@ -1,0 +1,190 @@
+// The training model: collectives derived from partition specs, checked by hand; the step and its
+// memory against first-principles bounds; the plan refusals.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "hardware/catalog.hpp"
+#include "model/model_catalog.hpp"
+#include "scenario/training_setup.hpp"
+#include "sharding/strategy_file.hpp"
+#include "test_support.hpp"
+
+using namespace ridgeline;
+
+namespace {
+
+ModelSpec small_model() {
+    ModelSpec m;
+    m.name = "small";
+    m.n_layers = 4;
+    m.d_model = 1024;
+    m.n_heads = 8;
+    m.n_kv_heads = 8;
+    m.head_dim = 128;
+    m.d_ff = 4096;
+    m.vocab_size = 32000;
+    return m;
+}
+
+int count(const LayerWork& work, CollectiveKind kind, CommPhase phase, const std::string& axis) {
+    return static_cast<int>(std::count_if(work.collectives.begin(), work.collectives.end(), [&](const DerivedCollective& c) {
+        return c.kind == kind && c.phase == phase && c.axes == AxisList{axis};
+    }));
+}
+
+LayerWork derive(const std::string& strategy, const AxisSizes& sizes, double micro = 2, double seq = 512) {
+    const Strategy s = resolve_strategy(strategy, test::source_dir());
+    return derive_layer_work(small_model(), s, sizes, {micro, seq, 2, 2, 2}, false);
+}
+
+TrainingSetup setup_for(const std::string& model, const std::string& hardware, std::int64_t chips) {
+    TrainingSetup setup;
+    setup.model = resolve_model(model, test::source_dir());
+    setup.hardware = resolve_hardware(hardware, test::source_dir());
+    setup.chips = chips;
+    setup.seq_len = 4096;
+    setup.global_batch_seqs = static_cast<double>(chips);
+    return setup;
+}
+
+}  // namespace
+
+TEST_CASE("Megatron tensor parallelism: two all-reduces forward and two backward, of micro x seq x d_model") {
+    const LayerWork work = derive("megatron-tp", {{"data", 2}, {"tensor", 4}});
+    CHECK(count(work, CollectiveKind::all_reduce, CommPhase::forward, "tensor") == 2);
+    CHECK(count(work, CollectiveKind::all_reduce, CommPhase::backward, "tensor") == 2);
+    CHECK(count(work, CollectiveKind::all_gather, CommPhase::forward, "tensor") == 0);
+    for (const auto& c : work.collectives)
+        if (c.axes == AxisList{"tensor"}) CHECK(c.bytes == 2.0 * 512 * 1024 * 2);  // one replica's activations
+    // Column-parallel QKV: the local GEMM is [micro x seq, d_model] x [d_model, 3 x heads x 128 / 4].
+    CHECK(work.matmuls[0].rows == 2 * 512);
+    CHECK(work.matmuls[0].contract == 1024);
+    CHECK(work.matmuls[0].cols == 3 * 8 * 128 / 4);
+}
+
+TEST_CASE("sequence parallelism turns each all-reduce into an all-gather before and a reduce-scatter after") {
+    const LayerWork work = derive("megatron-tp-sp", {{"data", 2}, {"tensor", 4}});
+    CHECK(count(work, CollectiveKind::all_reduce, CommPhase::forward, "tensor") == 0);
+    CHECK(count(work, CollectiveKind::all_gather, CommPhase::forward, "tensor") == 2);
+    CHECK(count(work, CollectiveKind::reduce_scatter, CommPhase::forward, "tensor") == 2);
+    CHECK(count(work, CollectiveKind::reduce_scatter, CommPhase::backward, "tensor") == 2);
+    CHECK(count(work, CollectiveKind::all_gather, CommPhase::backward, "tensor") == 2);
+    CHECK(work.local_tokens == 2 * 512 / 4);  // the residual stream is split along the sequence
+}
+
+TEST_CASE("FSDP gathers every weight forward and backward and reduce-scatters its gradient") {
+    const LayerWork work = derive("fsdp", {{"data", 1}, {"fsdp", 8}});
+    CHECK(count(work, CollectiveKind::all_gather, CommPhase::forward, "fsdp") == 4);
+    CHECK(count(work, CollectiveKind::all_gather, CommPhase::backward, "fsdp") == 4);
+    CHECK(count(work, CollectiveKind::reduce_scatter, CommPhase::backward, "fsdp") == 4);
+    double gathered = 0;
+    for (const auto& c : work.collectives)
+        if (c.kind == CollectiveKind::all_gather && c.phase == CommPhase::forward) gathered += c.bytes;
+    // The whole layer's bf16 weights: QKV and O (4 D^2) and the gated MLP (3 D F).
+    CHECK(gathered == 2.0 * (4.0 * 1024 * 1024 + 3.0 * 1024 * 4096));
+    CHECK(work.weight_elements == doctest::Approx((4.0 * 1024 * 1024 + 3.0 * 1024 * 4096) / 8));
+}
+
+TEST_CASE("data parallelism reduces gradients once per step: all-reduce (ZeRO-0) or reduce-scatter + all-gather") {
+    Strategy zero0 = resolve_strategy("dp", test::source_dir());
+    zero0.optimizer_shard_axes.clear();
+    const LayerWork plain = derive_layer_work(small_model(), zero0, {{"data", 8}}, {2, 512, 2, 2, 2}, false);
+    CHECK(count(plain, CollectiveKind::all_reduce, CommPhase::per_step, "data") == 4);
+    CHECK(count(plain, CollectiveKind::all_reduce, CommPhase::forward, "data") == 0);
+    const LayerWork zero1 = derive("dp", {{"data", 8}});
+    CHECK(count(zero1, CollectiveKind::reduce_scatter, CommPhase::per_step, "data") == 4);
+    CHECK(count(zero1, CollectiveKind::all_gather, CommPhase::per_step, "data") == 4);
+}
+
+TEST_CASE("an ideal chip: MFU below 1, the step no shorter than its FLOPs at peak") {
+    TrainingSetup setup = setup_for("llama3-8b", "h100", 8);
+    setup.hardware.chip.efficiency = ChipEfficiency{};  // the bare roofline
+    setup.plan.tp = 8;
+    setup.plan.sequence_parallel = true;
+    const TrainingScenario scenario = build_training_scenario(setup, test::source_dir(), "test");
+    const TrainingReport report = simulate_training(scenario);
+    CHECK(report.mfu > 0.3);
+    CHECK(report.mfu <= 1.0);
+    const double flops = report.model_flops_per_token * report.tokens_per_step;
+    CHECK(report.step_time_s >= flops / (8 * setup.hardware.chip.peak_flops(Dtype::bf16)));
+    double total = 0;
+    for (const auto& c : report.components) total += c.time_s;
+    CHECK(total == doctest::Approx(report.step_time_s));
+}
+
+TEST_CASE("FSDP on one v5p torus axis hides its weight gathers only above ~2550 tokens per chip") {
+    // fsdp=16 along one 16-chip axis; the other axes replicate. Per-chip tokens = seq x micro-batch.
+    const auto exposed_gathers = [](double tokens_per_chip) {
+        TrainingSetup setup = setup_for("llama3-70b", "tpu-v5p", 16 * 16);
+        setup.hardware.chip.efficiency = ChipEfficiency{};
+        setup.seq_len = tokens_per_chip;
+        setup.global_batch_seqs = 256;
+        setup.plan.fsdp = 16;
+        setup.plan.strategy = "fsdp";
+        TrainingScenario scenario = build_training_scenario(setup, test::source_dir(), "test");
+        scenario.cluster = build_cluster(setup.hardware, {{16, 4, 4}, 0, 0});
+        scenario.mesh = place_mesh(scenario.cluster, {{"fsdp", 16}, {"data", 16}}, {"fsdp", "data"});
+        scenario.plan.axes = {{"fsdp", 16}, {"data", 16}};
+        for (const auto& c : simulate_training(scenario).components)
+            if (c.name.find("weight gathers") != std::string::npos) return c.time_s;
+        return -1.0;
+    };
+    CHECK(exposed_gathers(2 * 2550) == 0.0);
+    CHECK(exposed_gathers(640) > 0.0);  // a quarter of the threshold
+}
+
+TEST_CASE("memory per chip: 2 + 4 + 12 bytes per parameter, optimizer sharded by ZeRO-1; too big is fits: false") {
+    TrainingSetup setup = setup_for("llama3-8b", "h100", 8);
+    setup.plan.zero = 0;
+    const TrainingReport replicated = simulate_training(build_training_scenario(setup, test::source_dir(), "test"));
+    CHECK(replicated.memory.optimizer_bytes == doctest::Approx(6.0 * replicated.memory.parameters_bytes));
+    CHECK(replicated.memory.gradients_bytes == doctest::Approx(2.0 * replicated.memory.parameters_bytes));
+    setup.plan.zero = 1;
+    const TrainingReport sharded = simulate_training(build_training_scenario(setup, test::source_dir(), "test"));
+    CHECK(sharded.memory.optimizer_bytes == doctest::Approx(replicated.memory.optimizer_bytes / 8));
+
+    TrainingSetup big = setup_for("llama3-70b", "h100", 8);
+    big.plan.zero = 0;
+    const TrainingReport report = simulate_training(build_training_scenario(big, test::source_dir(), "test"));
+    CHECK_FALSE(report.fits);
+    CHECK(report.memory.total_bytes() > report.hbm_bytes);
+}
+
+TEST_CASE("plans that do not divide the model or the batch are refused, naming the field") {
+    const auto refused = [](TrainingSetup setup, const std::string& field, const std::string& words) {
+        try {
+            (void)simulate_training(build_training_scenario(setup, test::source_dir(), "plan"));
+            FAIL("expected an InputError");
+        } catch (const InputError& e) {
+            const std::string message = e.what();
+            CAPTURE(message);
+            CHECK(e.field() == field);
+            CHECK(std::string(e.what()).find(words) != std::string::npos);
+        }
+    };
+    TrainingSetup three_way = setup_for("llama3-8b", "h100", 8);
+    three_way.plan.dp = 3;
+    refused(three_way, "dp", "8 chips");
+    TrainingSetup heads = setup_for("llama3-8b", "h100", 6);
+    heads.plan.tp = 3;
+    heads.global_batch_seqs = 2;
+    refused(heads, "tensor", "query heads");
+    TrainingSetup kv = setup_for("llama3-70b", "dgx-h100", 16);
+    kv.plan.tp = 16;
+    refused(kv, "tensor", "KV heads");
+    TrainingSetup layers = setup_for("llama3-8b", "h100", 3);
+    layers.plan.pp = 3;
+    refused(layers, "pipeline", "layers");
+    TrainingSetup experts = setup_for("mixtral-8x7b", "dgx-h100", 24);
+    experts.plan.ep = 3;
+    refused(experts, "expert", "experts");
+    TrainingSetup batch = setup_for("llama3-8b", "h100", 8);
+    batch.global_batch_seqs = 12;
+    refused(batch, "global_batch", "does not split");
+    TrainingSetup micro = setup_for("llama3-8b", "h100", 8);
+    micro.global_batch_seqs = 24;
+    micro.plan.micro_batch_seqs = 2;
+    refused(micro, "micro_batch", "do not divide");
+}
