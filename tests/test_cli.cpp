@@ -353,3 +353,26 @@ TEST_CASE("validate refuses malformed run-record files naming the record and fie
     const std::string schema_path = write_file("schema-runs.json", schema.dump());
     expect_refusal("validate " + schema_path, {schema_path, "schema"});
 }
+
+TEST_CASE("train --scenario: a job file gives the same answer as the same flags, and flags override it") {
+    const std::string file = (ridgeline::test::source_dir() / "scenarios" / "llama3-70b-tpu-v5p-512.json").string();
+    const json from_file = json::parse(run_ridgeline("train --scenario " + file + " --json").out);
+    const json from_flags = json::parse(run_ridgeline("train --model llama3-70b --hardware tpu-v5p --chips 512 --seq-len 8192 "
+                                                      "--global-batch-tokens 4194304 --fsdp 64 --tp 8 --recompute full "
+                                                      "--train-tokens 1.5e13 --json").out);
+    CHECK(from_file["step_time_s"].get<double>() == doctest::Approx(from_flags["step_time_s"].get<double>()));
+    CHECK(from_file["time_to_train_s"].get<double>() == doctest::Approx(from_flags["time_to_train_s"].get<double>()));
+    const json overridden = json::parse(run_ridgeline("train --scenario " + file + " --tp 4 --fsdp 128 --json").out);
+    CHECK(overridden["plan"]["axes"]["tensor"] == 4);
+    CHECK(overridden["plan"]["axes"]["fsdp"] == 128);
+
+    json uneven = read_json(ridgeline::test::source_dir() / "scenarios" / "llama3-405b-h100-16k.json");
+    uneven["plan"]["stage_layers"][0] = 9;  // now 127 layers
+    const std::string uneven_path = write_file("uneven-scenario.json", uneven.dump());
+    expect_refusal("train --scenario " + uneven_path, {"stage_layers", "127"});
+    json typo = read_json(file);
+    typo["plan"]["tensr"] = 8;
+    const std::string typo_path = write_file("typo-scenario.json", typo.dump());
+    expect_refusal("train --scenario " + typo_path, {typo_path, "plan.tensr"});
+    expect_refusal("train --model llama3-8b", {"--chips"});
+}

@@ -5,7 +5,7 @@
 #include "hardware/catalog.hpp"
 #include "model/model_catalog.hpp"
 #include "report/reports.hpp"
-#include "scenario/training_setup.hpp"
+#include "scenario/scenario_file.hpp"
 
 namespace ridgeline::cli {
 
@@ -17,12 +17,14 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         PlanSpec plan;
         std::string recompute = "none", schedule = "1f1b", precision = "bf16";
         bool no_overlap = false, json = false;
+        std::string scenario;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = app.add_subcommand("train", "step time, MFU, memory per chip and the bound of each part of a training step");
     c->add_option("--model", f->model, "model name, model file or HF config.json")->capture_default_str();
     c->add_option("--hardware", f->hardware, "system or chip")->capture_default_str();
-    c->add_option("--chips", f->chips, "chips in the job")->required()->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
+    c->add_option("--scenario", f->scenario, "a job file (ridgeline.scenario/1); flags given as well override its fields");
+    c->add_option("--chips", f->chips, "chips in the job")->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
     c->add_option("--nodes", f->nodes, "scale-out domains (DGX nodes, NVL72 racks, TPU slices); default derived");
     c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, 1e8));
     c->add_option("--global-batch-tokens", f->global_batch_tokens, "tokens per optimizer step")->check(CLI::Range(1.0, 1e13));
@@ -46,28 +48,56 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_flag("--no-overlap", f->no_overlap, "do not overlap data-parallel communication with compute");
     c->add_option("--train-tokens", f->train_tokens, "also report time and cost to train this many tokens")->check(CLI::Range(1.0, 1e16));
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.train/1)");
-    c->callback([f, &options] {
+    c->callback([f, c, &options] {
+        const auto given = [c](const char* flag) { return c->count(flag) > 0; };
         TrainingSetup setup;
-        setup.model = resolve_model(f->model, options.data_dir);
-        setup.hardware = resolve_hardware(f->hardware, options.data_dir);
-        setup.chips = f->chips;
-        setup.domains = f->nodes;
-        setup.seq_len = f->seq_len;
-        if (f->global_batch_seqs > 0) setup.global_batch_seqs = f->global_batch_seqs;
-        else if (f->global_batch_tokens > 0) setup.global_batch_seqs = f->global_batch_tokens / f->seq_len;
-        else setup.global_batch_seqs = static_cast<double>(f->chips);  // one sequence per chip
+        double train_tokens = f->train_tokens;
+        if (!f->scenario.empty()) {
+            ScenarioFile file = load_scenario_file(f->scenario, options.data_dir);
+            setup = file.setup;
+            if (!given("--train-tokens")) train_tokens = file.train_tokens;
+        } else {
+            if (!given("--chips")) throw InputError("--chips", "", "required (or give a --scenario file)");
+            setup.seq_len = f->seq_len;
+            setup.plan = f->plan;
+            setup.plan.recompute = *parse_recompute(f->recompute);
+            setup.plan.schedule = *parse_schedule(f->schedule);
+            setup.plan.precision = *parse_dtype(f->precision);
+            setup.plan.overlap = !f->no_overlap;
+        }
+        if (f->scenario.empty() || given("--model")) setup.model = resolve_model(f->model, options.data_dir);
+        if (f->scenario.empty() || given("--hardware")) setup.hardware = resolve_hardware(f->hardware, options.data_dir);
+        if (given("--chips")) setup.chips = f->chips;
+        if (given("--nodes")) setup.domains = f->nodes;
+        if (given("--seq-len")) setup.seq_len = f->seq_len;
+        PlanSpec& p = setup.plan;
+        if (given("--dp")) p.dp = f->plan.dp;
+        if (given("--tp")) p.tp = f->plan.tp;
+        if (given("--pp")) p.pp = f->plan.pp;
+        if (given("--cp")) p.cp = f->plan.cp;
+        if (given("--ep")) p.ep = f->plan.ep;
+        if (given("--fsdp")) p.fsdp = f->plan.fsdp;
+        if (given("--vpp")) p.vpp = f->plan.vpp;
+        if (given("--zero")) p.zero = f->plan.zero;
+        if (given("--sp")) p.sequence_parallel = true;
+        if (given("--micro-batch")) p.micro_batch_seqs = f->plan.micro_batch_seqs;
+        if (given("--recompute")) p.recompute = *parse_recompute(f->recompute);
+        if (given("--schedule")) p.schedule = *parse_schedule(f->schedule);
+        if (given("--precision")) p.precision = *parse_dtype(f->precision);
+        if (given("--strategy")) p.strategy = f->plan.strategy;
+        if (given("--offload-optimizer")) p.offload_optimizer = true;
+        if (given("--tp-overlap")) p.tp_overlap = true;
+        if (given("--no-overlap")) p.overlap = false;
+        if (given("--global-batch-seqs")) setup.global_batch_seqs = f->global_batch_seqs;
+        else if (given("--global-batch-tokens")) setup.global_batch_seqs = f->global_batch_tokens / setup.seq_len;
+        else if (f->scenario.empty()) setup.global_batch_seqs = static_cast<double>(setup.chips);  // one sequence per chip
         if (setup.global_batch_seqs != static_cast<double>(static_cast<std::int64_t>(setup.global_batch_seqs)))
             throw InputError("--global-batch-tokens", "", "not a whole number of sequences of length " +
-                                                              std::to_string(static_cast<std::int64_t>(f->seq_len)));
-        setup.plan = f->plan;
-        setup.plan.recompute = *parse_recompute(f->recompute);
-        setup.plan.schedule = *parse_schedule(f->schedule);
-        setup.plan.precision = *parse_dtype(f->precision);
-        setup.plan.overlap = !f->no_overlap;
+                                                              std::to_string(static_cast<std::int64_t>(setup.seq_len)));
         const TrainingScenario scenario = build_training_scenario(setup, options.data_dir, "plan");
         const TrainingReport report = simulate_training(scenario);
-        std::cout << (f->json ? report::training_json(scenario, report, f->train_tokens)
-                              : report::training_table(scenario, report, f->train_tokens))
+        std::cout << (f->json ? report::training_json(scenario, report, train_tokens)
+                              : report::training_table(scenario, report, train_tokens))
                   << "\n";
     });
 }

@@ -126,7 +126,10 @@ TrainingReport Simulator::run() {
     workload.seq_len = s_.seq_len;
 
     const double pp = axis(plan.pipeline_axis), tp = axis("tensor"), cp = axis("context");
-    const double layers_per_stage = d(model.n_layers) / pp;
+    // The slowest (largest) stage sets the pace of the pipeline.
+    const double layers_per_stage =
+        plan.stage_layers.empty() ? d(model.n_layers) / pp
+                                  : d(*std::max_element(plan.stage_layers.begin(), plan.stage_layers.end()));
     const double moe_fraction = model.moe ? d(model.moe_layers()) / d(model.n_layers) : 0.0;
 
     const LayerWork dense_work = derive_layer_work(model, s_.strategy, plan.axes, workload, false);
@@ -220,7 +223,8 @@ TrainingReport Simulator::run() {
     report.memory.gradients_bytes = local_params * 4.0 / gradient_shards;  // fp32 accumulation
     report.memory.optimizer_bytes = plan.offload_optimizer ? 0.0 : local_params * 12.0 / optimizer_shards;  // master + 2 moments
     // Activations: D-wide tensors follow the residual stream's sharding, the rest is split over tensor too.
-    const SavedTensors saved = saved_tensors(plan.recompute);
+    // Attention runs fused (flash), so no recompute mode keeps the softmax probabilities.
+    const SavedTensors saved = saved_tensors(plan.recompute) & ~static_cast<unsigned>(SavedTensor::attention_probs);
     const SavedTensors d_wide = saved & (static_cast<unsigned>(SavedTensor::layer_input) | static_cast<unsigned>(SavedTensor::attention_norm_output) |
                                          static_cast<unsigned>(SavedTensor::mlp_norm_input) | static_cast<unsigned>(SavedTensor::mlp_norm_output));
     const double d_wide_elements = saved_elements_per_token_per_layer(model, s_.seq_len, d_wide);
@@ -291,7 +295,16 @@ void check_training_plan(const ModelSpec& m, const TrainingPlan& plan) {
         throw InputError("plan", "tensor", "tensor parallelism " + std::to_string(static_cast<long long>(tp)) +
                                                " does not divide the " + std::to_string(m.n_kv_heads) + " KV heads");
     const double pp = axis(plan.pipeline_axis);
-    if (std::fmod(d(m.n_layers), pp * plan.virtual_stages) != 0.0)
+    if (!plan.stage_layers.empty()) {
+        std::int64_t total = 0;
+        for (auto layers : plan.stage_layers) total += layers;
+        if (d(static_cast<std::int64_t>(plan.stage_layers.size())) != pp)
+            throw InputError("plan", "stage_layers", std::to_string(plan.stage_layers.size()) + " stages given for " +
+                                                         std::to_string(static_cast<long long>(pp)) + " pipeline ranks");
+        if (total != m.n_layers)
+            throw InputError("plan", "stage_layers", "the stages hold " + std::to_string(total) + " layers, not the model's " +
+                                                         std::to_string(m.n_layers));
+    } else if (std::fmod(d(m.n_layers), pp * plan.virtual_stages) != 0.0)
         throw InputError("plan", plan.pipeline_axis, std::to_string(m.n_layers) + " layers do not split into " +
                                                          std::to_string(static_cast<long long>(pp * plan.virtual_stages)) +
                                                          " pipeline stages");

@@ -25,6 +25,7 @@ struct TrainingPlan {
     double microbatches = 1;            // per step (gradient accumulation x pipeline micro-batches)
     PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
     double virtual_stages = 1;          // interleaved: model chunks per pipeline rank
+    std::vector<std::int64_t> stage_layers;  // uneven split over the pipeline ranks (empty: even)
     Recompute recompute = Recompute::none;
     int zero_stage = 0;
     bool offload_optimizer = false;

@@ -62,6 +62,9 @@ TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::
     plan.axes = {{"data", dp / p.fsdp / p.ep}, {"fsdp", p.fsdp}, {"expert", p.ep},
                  {"tensor", p.tp},             {"context", p.cp}, {"pipeline", p.pp}};
     plan.virtual_stages = static_cast<double>(p.vpp);
+    plan.stage_layers = p.stage_layers;
+    if (!p.stage_layers.empty() && p.vpp > 1)
+        throw InputError(origin, "stage_layers", "an uneven split is given per pipeline rank; drop vpp");
     plan.schedule = p.vpp > 1 ? PipelineSchedule::interleaved : p.schedule;
     plan.recompute = p.recompute;
     plan.zero_stage = p.fsdp > 1 ? 3 : p.zero;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/training.hpp"
 #include "hardware/system.hpp"
@@ -15,6 +16,7 @@ struct PlanSpec {
     std::int64_t dp = 0;  // total data-parallel degree incl. fsdp; 0: what the chips leave
     std::int64_t tp = 1, pp = 1, cp = 1, ep = 1, fsdp = 1;
     std::int64_t vpp = 1;
+    std::vector<std::int64_t> stage_layers;  // an uneven pipeline split (empty: even)
     bool sequence_parallel = false;
     int zero = 1;
     Recompute recompute = Recompute::none;

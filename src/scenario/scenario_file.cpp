@@ -1,0 +1,74 @@
+#include "scenario/scenario_file.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "hardware/catalog.hpp"
+#include "io/json_reader.hpp"
+#include "model/model_catalog.hpp"
+
+namespace ridgeline {
+
+namespace {
+constexpr const char* kFormat = "ridgeline.scenario/1";
+
+template <typename Parse>
+auto parse_choice(io::JsonObject& object, const std::string& key, Parse parse, const std::string& fallback,
+                  const std::string& expected) {
+    const std::string text = object.optional_string(key).value_or(fallback);
+    const auto value = parse(text);
+    if (!value) object.fail(key, "expected " + expected + ", found \"" + text + "\"");
+    return *value;
+}
+}  // namespace
+
+ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::filesystem::path& data_dir) {
+    const nlohmann::json document = io::parse_json_file(path);
+    io::JsonObject root(document, path.string());
+    const std::string format = root.string("format");
+    if (format != kFormat) root.fail("format", "expected \"" + std::string(kFormat) + "\", found \"" + format + "\"");
+    ScenarioFile file;
+    TrainingSetup& s = file.setup;
+    (void)root.optional_string("description");
+    s.model = resolve_model(root.string("model"), data_dir);
+    s.hardware = resolve_hardware(root.string("hardware"), data_dir);
+    s.chips = root.positive_int("chips");
+    s.domains = root.optional_positive_int("nodes").value_or(0);
+    s.seq_len = static_cast<double>(root.positive_int("seq_len"));
+    const auto seqs = root.optional_positive_int("global_batch_seqs");
+    const auto tokens = root.optional_positive_int("global_batch_tokens");
+    if (seqs && tokens) root.fail("global_batch_tokens", "give global_batch_seqs or global_batch_tokens, not both");
+    if (!seqs && !tokens) root.fail("global_batch_seqs", "missing (or give global_batch_tokens)");
+    s.global_batch_seqs = seqs ? static_cast<double>(*seqs) : static_cast<double>(*tokens) / s.seq_len;
+    if (s.global_batch_seqs != std::floor(s.global_batch_seqs))
+        root.fail("global_batch_tokens", "not a whole number of sequences of length " + std::to_string(static_cast<long long>(s.seq_len)));
+    file.train_tokens = root.optional_sourced_positive_number("train_tokens").value_or(0.0);
+
+    auto plan = root.object("plan");
+    PlanSpec& p = s.plan;
+    p.dp = plan.optional_positive_int("dp").value_or(0);
+    p.tp = plan.optional_positive_int("tp").value_or(1);
+    p.pp = plan.optional_positive_int("pp").value_or(1);
+    p.cp = plan.optional_positive_int("cp").value_or(1);
+    p.ep = plan.optional_positive_int("ep").value_or(1);
+    p.fsdp = plan.optional_positive_int("fsdp").value_or(1);
+    p.vpp = plan.optional_positive_int("vpp").value_or(1);
+    if (plan.has("stage_layers")) p.stage_layers = plan.positive_int_list("stage_layers");
+    else plan.allow("stage_layers");
+    p.sequence_parallel = plan.boolean("sequence_parallel", false);
+    p.zero = static_cast<int>(plan.non_negative_int("zero", 1));
+    if (p.zero > 3) plan.fail("zero", "expected 0, 1, 2 or 3");
+    p.recompute = parse_choice(plan, "recompute", parse_recompute, "none", "none, selective or full");
+    p.schedule = parse_choice(plan, "schedule", parse_schedule, "1f1b", "gpipe, 1f1b or interleaved");
+    p.precision = parse_choice(plan, "precision", [](const std::string& t) { return parse_dtype(t); }, "bf16", "bf16, fp16 or fp8");
+    p.micro_batch_seqs = static_cast<double>(plan.optional_positive_int("micro_batch_seqs").value_or(0));
+    p.strategy = plan.optional_string("strategy").value_or("");
+    p.overlap = plan.boolean("overlap", true);
+    p.tp_overlap = plan.boolean("tp_overlap", false);
+    p.offload_optimizer = plan.boolean("offload_optimizer", false);
+    plan.finish();
+    root.finish();
+    return file;
+}
+
+}  // namespace ridgeline
