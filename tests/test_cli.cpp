@@ -367,9 +367,9 @@ TEST_CASE("train --scenario: a job file gives the same answer as the same flags,
     CHECK(overridden["plan"]["axes"]["fsdp"] == 128);
 
     json uneven = read_json(ridgeline::test::source_dir() / "scenarios" / "llama3-405b-h100-16k.json");
-    uneven["plan"]["stage_layers"][0] = 9;  // now 127 layers
+    uneven["plan"]["stage_layers"][0] = 9;  // 7 -> 9: now 128 layers
     const std::string uneven_path = write_file("uneven-scenario.json", uneven.dump());
-    expect_refusal("train --scenario " + uneven_path, {"stage_layers", "127"});
+    expect_refusal("train --scenario " + uneven_path, {"stage_layers", "128"});
     json typo = read_json(file);
     typo["plan"]["tensr"] = 8;
     const std::string typo_path = write_file("typo-scenario.json", typo.dump());
