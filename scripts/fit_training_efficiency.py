@@ -88,6 +88,7 @@ def main():
     parser.add_argument("runs", nargs="?", default=os.path.join(ROOT, "tests", "data", "runs", "published-runs-dev.json"))
     parser.add_argument("--ridgeline", default=os.path.join(ROOT, "build", "ridgeline"))
     parser.add_argument("--write", action="store_true", help="write the fitted values into hardware/chips")
+    parser.add_argument("--only", help="fit this chip only")
     args = parser.parse_args()
     with open(args.runs) as f:
         records = json.load(f)["records"]
@@ -99,6 +100,8 @@ def main():
     today = datetime.date.today().isoformat()
     with tempfile.TemporaryDirectory() as work:
         for chip, chip_records in sorted(by_chip.items()):
+            if args.only and chip != args.only:
+                continue
             params, summary = fit_chip(args.ridgeline, chip, chip_records, work)
             print(f"{chip:10s} {len(chip_records):4d} records  median {100 * summary['median_abs_error']:5.1f}%  "
                   f"p90 {100 * summary['p90_abs_error']:5.1f}%  " + ", ".join(f"{k}={v:g}" for k, v in params.items()))
