@@ -91,9 +91,27 @@ void reduce_gradients(Context& c, const std::string& name, const AxisList& token
     c.add(name + ": all-reduce gradients", CollectiveKind::all_reduce, replicated, grad_bytes, CommPhase::per_step, true);
 }
 
+// A weight sharded over `axes` where the matmul needs it whole: gathered before the forward and
+// again before the backward use (ZeRO-3 keeps only the shard), its gradient reduce-scattered back.
+void gather_weight(Context& c, const std::string& what, const Tensor& w, const AxisList& axes) {
+    const double bytes = c.group_bytes(w, axes, c.workload.weight_bytes);
+    c.add(what + ": all-gather weight", CollectiveKind::all_gather, axes, bytes, CommPhase::forward, true);
+    c.add(what + ": all-gather weight again", CollectiveKind::all_gather, axes, bytes, CommPhase::backward, true);
+    c.add(what + ": reduce-scatter weight gradient", CollectiveKind::reduce_scatter, axes,
+          c.group_bytes(w, axes, c.workload.grad_bytes), CommPhase::backward, true);
+}
+
+// An activation sharded over `axes` where the matmul needs it whole: gathered forward, its
+// gradient reduce-scattered backward (the transpose).
+void gather_input(Context& c, const std::string& what, const Tensor& x, const AxisList& axes) {
+    const double bytes = c.group_bytes(x, axes, c.workload.activation_bytes);
+    c.add(what + ": all-gather input", CollectiveKind::all_gather, axes, bytes, CommPhase::forward, false);
+    c.add(what + ": reduce-scatter input gradient", CollectiveKind::reduce_scatter, axes, bytes, CommPhase::backward, false);
+}
+
 // y[batch, seq, out] = x[batch, seq, contract] @ w[contract, out]
 void derive_matmul(Context& c, const std::string& name, const Tensor& x, const Tensor& w, const Tensor& y, D contract,
-                   D out, double instances = 1, double rows_override = 0) {
+                   D out) {
     const auto& ws = c.workload;
     Tensor x_eff = x, w_eff = w;
     // Contracting dimension: an axis on one side only is gathered; on both, the result is partial.
@@ -101,39 +119,23 @@ void derive_matmul(Context& c, const std::string& name, const Tensor& x, const T
     const AxisList gather_x = minus(x.spec.on(contract), w.spec.on(contract));
     const AxisList partial = intersect(x.spec.on(contract), w.spec.on(contract));
     if (!gather_w.empty()) {
-        const double bytes = c.group_bytes(w, gather_w, ws.weight_bytes);
-        c.add(name + ": all-gather weight", CollectiveKind::all_gather, gather_w, bytes, CommPhase::forward, true);
-        c.add(name + ": all-gather weight again", CollectiveKind::all_gather, gather_w, bytes, CommPhase::backward, true);
-        c.add(name + ": reduce-scatter weight gradient", CollectiveKind::reduce_scatter, gather_w,
-              c.group_bytes(w, gather_w, ws.grad_bytes), CommPhase::backward, true);
+        gather_weight(c, name, w, gather_w);
         w_eff.spec.on(contract) = partial;
     }
     if (!gather_x.empty()) {
-        const double bytes = c.group_bytes(x, gather_x, ws.activation_bytes);
-        c.add(name + ": all-gather input", CollectiveKind::all_gather, gather_x, bytes, CommPhase::forward, false);
-        c.add(name + ": reduce-scatter input gradient", CollectiveKind::reduce_scatter, gather_x, bytes, CommPhase::backward, false);
+        gather_input(c, name, x, gather_x);
         x_eff.spec.on(contract) = partial;
     }
     // Token dimensions: axes the input has but the output does not are gathered (sequence parallel).
     for (D dim : {D::batch, D::seq}) {
         const AxisList extra = minus(x.spec.on(dim), y.spec.on(dim));
         if (extra.empty()) continue;
-        const double bytes = c.group_bytes(x_eff, extra, ws.activation_bytes);
-        c.add(name + ": all-gather input along " + logical_dim_name(dim), CollectiveKind::all_gather, extra, bytes,
-              CommPhase::forward, false);
-        c.add(name + ": reduce-scatter input gradient along " + logical_dim_name(dim), CollectiveKind::reduce_scatter, extra,
-              bytes, CommPhase::backward, false);
+        gather_input(c, name + " (" + logical_dim_name(dim) + ")", x_eff, extra);
         x_eff.spec.on(dim) = intersect(x.spec.on(dim), y.spec.on(dim));
     }
     // Output dimension: weight axes the output does not shard are gathered.
     const AxisList gather_w_out = minus(w.spec.on(out), y.spec.on(out));
-    if (!gather_w_out.empty()) {
-        const double bytes = c.group_bytes(w_eff, gather_w_out, ws.weight_bytes);
-        c.add(name + ": all-gather weight (output dim)", CollectiveKind::all_gather, gather_w_out, bytes, CommPhase::forward, true);
-        c.add(name + ": all-gather weight again (output dim)", CollectiveKind::all_gather, gather_w_out, bytes, CommPhase::backward, true);
-        c.add(name + ": reduce-scatter weight gradient (output dim)", CollectiveKind::reduce_scatter, gather_w_out,
-              c.group_bytes(w_eff, gather_w_out, ws.grad_bytes), CommPhase::backward, true);
-    }
+    if (!gather_w_out.empty()) gather_weight(c, name + " (output dim)", w_eff, gather_w_out);
     // Partial sums: scattered where the output is sharded on the same axis, else all-reduced.
     if (!partial.empty()) {
         const bool scattered = !intersect(all_axes(y.spec), partial).empty();
@@ -150,11 +152,9 @@ void derive_matmul(Context& c, const std::string& name, const Tensor& x, const T
     DerivedMatmul matmul;
     matmul.name = name;
     matmul.routed = false;
-    matmul.rows = rows_override > 0 ? rows_override
-                                    : c.local_extent(y, D::batch, y.spec.on(D::batch)) * c.local_extent(y, D::seq, y.spec.on(D::seq));
+    matmul.rows = c.local_extent(y, D::batch, y.spec.on(D::batch)) * c.local_extent(y, D::seq, y.spec.on(D::seq));
     matmul.contract = c.local_extent(x_eff, contract, x_eff.spec.on(contract));
     matmul.cols = c.local_extent(y, out, y.spec.on(out));
-    matmul.instances = instances;
     matmul.weight_elements = w.elements() / c.size(all_axes(w.spec));
     c.work.weight_elements += matmul.weight_elements;
     c.work.matmuls.push_back(matmul);
