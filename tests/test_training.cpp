@@ -188,3 +188,18 @@ TEST_CASE("plans that do not divide the model or the batch are refused, naming t
     micro.plan.micro_batch_seqs = 2;
     refused(micro, "micro_batch", "do not divide");
 }
+
+TEST_CASE("experts: tokens gathered over the expert-tensor ranks, routed k ways, spread over the local experts") {
+    ModelSpec moe = small_model();
+    moe.moe = MoeSpec{8, 2, 2048, 0, 0};
+    const Strategy s = resolve_strategy("megatron-3d-sp", test::source_dir());
+    const LayerWork work = derive_layer_work(moe, s, {{"tensor", 4}, {"expert", 2}}, {2, 512, 2, 2, 2}, true);
+    const auto expert = std::find_if(work.matmuls.begin(), work.matmuls.end(), [](const auto& m) { return m.name == "experts_in"; });
+    REQUIRE(expert != work.matmuls.end());
+    // A replica's 2 x 512 tokens (sequence-parallel shards gathered over tensor), times the two expert
+    // ranks' tokens, times top-2, over 8 experts; 4 local experts; the gated width split 4 ways.
+    CHECK(expert->rows == 2.0 * 512 * 2 * 2 / 8);
+    CHECK(expert->instances == 4);
+    CHECK(expert->cols == 2.0 * 2048 / 4);
+    CHECK(count(work, CollectiveKind::all_to_all, CommPhase::forward, "expert") == 1);
+}

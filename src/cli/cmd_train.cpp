@@ -35,6 +35,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--cp", f->plan.cp, "context-parallel degree")->check(CLI::PositiveNumber);
     c->add_option("--ep", f->plan.ep, "expert-parallel degree (carved from the data-parallel replicas)")->check(CLI::PositiveNumber);
     c->add_option("--fsdp", f->plan.fsdp, "parameter-sharding degree (ZeRO-3)")->check(CLI::PositiveNumber);
+    c->add_option("--etp", f->plan.etp, "tensor parallelism inside experts: 1, or tp (default)")->check(CLI::PositiveNumber);
     c->add_option("--vpp", f->plan.vpp, "virtual pipeline stages per rank (interleaved 1F1B)")->check(CLI::PositiveNumber);
     c->add_option("--zero", f->plan.zero, "ZeRO stage 0-3")->check(CLI::Range(0, 3));
     c->add_flag("--sp", f->plan.sequence_parallel, "Megatron sequence parallelism");
@@ -77,6 +78,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         if (given("--cp")) p.cp = f->plan.cp;
         if (given("--ep")) p.ep = f->plan.ep;
         if (given("--fsdp")) p.fsdp = f->plan.fsdp;
+        if (given("--etp")) p.etp = f->plan.etp;
         if (given("--vpp")) p.vpp = f->plan.vpp;
         if (given("--zero")) p.zero = f->plan.zero;
         if (given("--sp")) p.sequence_parallel = true;

@@ -52,6 +52,7 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
     p.cp = plan.optional_positive_int("cp").value_or(1);
     p.ep = plan.optional_positive_int("ep").value_or(1);
     p.fsdp = plan.optional_positive_int("fsdp").value_or(1);
+    p.etp = plan.optional_positive_int("etp").value_or(0);
     p.vpp = plan.optional_positive_int("vpp").value_or(1);
     if (plan.has("stage_layers")) p.stage_layers = plan.positive_int_list("stage_layers");
     else plan.allow("stage_layers");

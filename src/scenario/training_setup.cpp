@@ -26,7 +26,8 @@ namespace {
 std::string auto_strategy(const PlanSpec& p) {
     if (p.fsdp > 1 && p.tp == 1 && p.pp == 1 && p.cp == 1 && p.ep == 1) return "fsdp";
     if (p.fsdp > 1 && p.pp == 1 && p.cp == 1 && p.ep == 1) return "fsdp-tp";
-    return p.sequence_parallel ? "megatron-3d-sp" : "megatron-3d";
+    const std::string base = p.sequence_parallel ? "megatron-3d-sp" : "megatron-3d";
+    return p.ep > 1 && p.etp == 1 && p.tp > 1 ? base + "-etp1" : base;
 }
 
 std::string text(std::int64_t value) { return std::to_string(value); }
@@ -56,6 +57,8 @@ TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::
     if ((dp / p.fsdp) % p.ep != 0)
         throw InputError(origin, "ep", "ep " + text(p.ep) + " does not divide the " + text(dp / p.fsdp) +
                                            " data-parallel replicas it is carved from");
+    if (p.etp != 0 && p.etp != 1 && p.etp != p.tp)
+        throw InputError(origin, "etp", "expert tensor parallelism must be 1 or equal to tp (" + text(p.tp) + ")");
     if (p.vpp > 1 && p.pp == 1) throw InputError(origin, "vpp", "virtual stages need pipeline parallelism (pp > 1)");
 
     TrainingPlan& plan = scenario.plan;

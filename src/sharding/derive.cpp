@@ -210,12 +210,19 @@ void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& res
     if (std::fmod(F, etp) != 0.0)
         throw InputError("plan", expert_tensor_axes.front(), "expert width " + std::to_string(moe.d_ff_expert) +
                                                                  " does not split " + std::to_string(static_cast<long long>(etp)) + " ways");
-    const double tokens = c.work.local_tokens;
-    const double routed_bytes = tokens * ep * k * Dm * c.workload.activation_bytes;
+    // Tokens sharded over the expert-tensor axes (sequence parallelism) are gathered first: each
+    // expert-tensor rank computes its slice of the expert for all the tokens of its group.
+    AxisList token_axes = residual.spec.on(D::batch);
+    for (const auto& axis : residual.spec.on(D::seq)) token_axes.push_back(axis);
+    const double tokens = c.work.local_tokens * c.size(intersect(token_axes, expert_tensor_axes));
+    // Each rank sends only its own tokens through the AllToAll; the expert-tensor ranks gather
+    // theirs after it (Megatron's order), so the dispatch carries un-gathered tokens.
+    const double routed_bytes = c.work.local_tokens * ep * k * Dm * c.workload.activation_bytes;
     c.add("experts: all-to-all dispatch and combine", CollectiveKind::all_to_all, expert_axes, 2.0 * routed_bytes, CommPhase::forward, false);
     c.add("experts: all-to-all of gradients", CollectiveKind::all_to_all, expert_axes, 2.0 * routed_bytes, CommPhase::backward, false);
     if (etp > 1) {
-        const double unreduced = tokens * ep * k * Dm * c.workload.activation_bytes;
+        // Each rank receives k copies of its share of tokens, gathered over the expert-tensor ranks.
+        const double unreduced = tokens * k * Dm * c.workload.activation_bytes;
         c.add("experts: all-reduce partial outputs", CollectiveKind::all_reduce, expert_tensor_axes, unreduced, CommPhase::forward, false);
         c.add("experts: all-reduce input gradients", CollectiveKind::all_reduce, expert_tensor_axes, unreduced, CommPhase::backward, false);
     }
@@ -227,13 +234,11 @@ void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& res
         c.work.matmuls.push_back(m);
         c.work.weight_elements += m.weight_elements;
     }
-    AxisList token_axes = residual.spec.on(D::batch);
-    for (const auto& axis : residual.spec.on(D::seq)) token_axes.push_back(axis);
     AxisList weight_axes = expert_axes;
     for (const auto& axis : expert_tensor_axes) weight_axes.push_back(axis);
     reduce_gradients(c, "experts", token_axes, weight_axes, expert_in.weight_elements + expert_out.weight_elements);
-    // The router: a small local matmul on every token.
-    DerivedMatmul router{"router", tokens, Dm, E, 1, Dm * E, false};
+    // The router: a small local matmul on every local token.
+    DerivedMatmul router{"router", c.work.local_tokens, Dm, E, 1, Dm * E, false};
     c.work.matmuls.push_back(router);
     c.work.weight_elements += router.weight_elements;
 }

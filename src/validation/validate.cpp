@@ -73,7 +73,16 @@ RecordResult predict_record(const RunRecord& r, const std::filesystem::path& dat
         p.cp = r.cp;
         p.ep = r.ep;
         p.fsdp = r.fsdp;
+        p.etp = r.etp.value_or(0);
         p.vpp = r.vpp.value_or(1);
+        // Records do not say how layers that do not divide evenly were split: spread them as evenly
+        // as possible over the pipeline ranks (the largest stage sets the pace) and drop interleaving.
+        if (r.layers % (r.pp * p.vpp) != 0) {
+            p.vpp = 1;
+            if (r.layers % r.pp != 0)
+                for (std::int64_t stage = 0; stage < r.pp; ++stage)
+                    p.stage_layers.push_back(r.layers / r.pp + (stage < r.layers % r.pp ? 1 : 0));
+        }
         p.sequence_parallel = r.sequence_parallel;
         p.zero = r.zero;
         p.recompute = *parse_recompute(r.recompute);
