@@ -328,10 +328,9 @@ TEST_CASE("validate: per-record predictions, summaries, and skipped records with
     CHECK(doc["summary"]["count"] == ok);
     CHECK(doc["summary"]["skipped"] == skipped);
     CHECK(ok >= 270);
-    // The issue's target is median <= 10% and p90 <= 25%; the median is met, the p90 not yet
-    // (outliers: ZeRO-3 at 1,000+ GPUs, Grok-1 MoE proxies, NeMo long-context attention).
+    // The accuracy targets on the published runs: median |error| <= 10%, 90th percentile <= 25%.
     CHECK(doc["summary"]["median_abs_error"].get<double>() <= 0.10);
-    CHECK(doc["summary"]["p90_abs_error"].get<double>() <= 0.35);
+    CHECK(doc["summary"]["p90_abs_error"].get<double>() <= 0.25);
     CHECK(doc["summary"]["by_source"].size() >= 8);
 }
 

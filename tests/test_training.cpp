@@ -203,3 +203,19 @@ TEST_CASE("experts: tokens gathered over the expert-tensor ranks, routed k ways,
     CHECK(expert->cols == 2.0 * 2048 / 4);
     CHECK(count(work, CollectiveKind::all_to_all, CommPhase::forward, "expert") == 1);
 }
+
+TEST_CASE("context parallelism: ring attention passes K/V c-1 times; the all-gather variant gathers them once") {
+    ModelSpec m = small_model();
+    const AxisSizes sizes = {{"tensor", 2}, {"context", 4}};
+    const LayerWork ring = derive_layer_work(m, resolve_strategy("megatron-3d-sp", test::source_dir()), sizes, {1, 4096, 2, 2, 2}, false);
+    const LayerWork gather =
+        derive_layer_work(m, resolve_strategy("megatron-3d-sp-cp-allgather", test::source_dir()), sizes, {1, 4096, 2, 2, 2}, false);
+    // Local K and V: 4096 / 4 queries x (8 / 2 heads) x (128 + 128) x 2 bytes.
+    const double local_kv = 4096.0 / 4 * 4 * 256 * 2;
+    CHECK(count(ring, CollectiveKind::permute, CommPhase::forward, "context") == 1);
+    CHECK(count(gather, CollectiveKind::all_gather, CommPhase::forward, "context") == 1);
+    for (const auto& c : ring.collectives)
+        if (c.kind == CollectiveKind::permute && c.phase == CommPhase::forward) CHECK(c.bytes == local_kv * 3);
+    for (const auto& c : gather.collectives)
+        if (c.axes == AxisList{"context"} && c.phase == CommPhase::forward) CHECK(c.bytes == local_kv * 4);
+}

@@ -102,10 +102,12 @@ LayerTime Simulator::time_layer(const LayerWork& work) const {
             continue;
         }
         CommTotals& totals = c.phase == CommPhase::forward ? t.comm_fwd : t.comm_bwd;
-        if (c.weights) add_comm(totals.weights, totals.weights_level, cc);
-        else if (c.kind == CollectiveKind::permute) add_comm(totals.context, totals.context_level, cc);
-        else if (c.kind == CollectiveKind::all_to_all) add_comm(totals.expert, totals.expert_level, cc);
-        else add_comm(totals.tensor, totals.tensor_level, cc);
+        switch (c.role) {
+            case CommRole::weights: add_comm(totals.weights, totals.weights_level, cc); break;
+            case CommRole::context: add_comm(totals.context, totals.context_level, cc); break;
+            case CommRole::experts: add_comm(totals.expert, totals.expert_level, cc); break;
+            case CommRole::activations: add_comm(totals.tensor, totals.tensor_level, cc); break;
+        }
     }
     return t;
 }
@@ -179,13 +181,14 @@ TrainingReport Simulator::run() {
     const double stage_bwd = layers_per_stage * (compute_bwd + recompute);
     const double stage_comm = layers_per_stage * (tp_exposed + cp_exposed + ep_exposed + fsdp_exposed);
     const double per_microbatch = stage_fwd + stage_bwd + stage_comm + logits_time;
+    report.per_layer = {compute_fwd, compute_bwd, recompute, tp_exposed + cp_exposed + ep_exposed + fsdp_exposed};
 
     // Pipeline: a micro-batch's activations cross each stage boundary forward and back.
     double p2p = 0;
     std::string p2p_level;
     if (pp > 1) {
         DerivedCollective send{"pipeline send", CollectiveKind::permute, {plan.pipeline_axis},
-                               dense_work.local_tokens * d(model.d_model) * 2.0, CommPhase::forward, false};
+                               dense_work.local_tokens * d(model.d_model) * 2.0, CommPhase::forward, CommRole::activations};
         const CollectiveCost cc = cost(send);
         p2p = 2.0 * cc.time_s();
         p2p_level = cc.bottleneck;

@@ -63,6 +63,14 @@ struct MemoryBreakdown {
     }
 };
 
+// One average layer on the slowest stage, for one micro-batch.
+struct LayerBreakdown {
+    double forward_s = 0;        // compute
+    double backward_s = 0;       // compute
+    double recompute_s = 0;
+    double exposed_comm_s = 0;   // tensor, context, expert and weight traffic left uncovered
+};
+
 struct TrainingReport {
     double step_time_s = 0;
     double tokens_per_step = 0;
@@ -71,6 +79,7 @@ struct TrainingReport {
     double mfu = 0;
     double hfu = 0;                    // counting recomputation
     std::vector<StepComponent> components;  // sum to step_time_s
+    LayerBreakdown per_layer;
     std::string bound;                 // of the largest component
     MemoryBreakdown memory;
     double hbm_bytes = 0;

@@ -31,6 +31,9 @@ std::string training_table(const TrainingScenario& s, const TrainingReport& r, d
     }
     steps.add_row({"step", seconds(r.step_time_s), "100.0%", r.bound});
     text += steps.render() + "\n";
+    text += "one layer, one micro-batch: forward " + seconds(r.per_layer.forward_s) + ", backward " +
+            seconds(r.per_layer.backward_s) + ", recompute " + seconds(r.per_layer.recompute_s) + ", exposed comms " +
+            seconds(r.per_layer.exposed_comm_s) + "\n\n";
     Table totals({"quantity", "value"});
     totals.add_row({"tokens/s", si(r.tokens_per_s)});
     totals.add_row({"tokens/s per chip", si(r.tokens_per_s / static_cast<double>(s.cluster.chips()))});
@@ -79,6 +82,10 @@ std::string training_json(const TrainingScenario& s, const TrainingReport& r, do
     doc["bound"] = r.bound;
     doc["breakdown"] = nlohmann::json::array();
     for (const auto& c : r.components) doc["breakdown"].push_back({{"name", c.name}, {"time_s", c.time_s}, {"bound", c.bound}});
+    doc["per_layer"] = {{"forward_s", r.per_layer.forward_s},
+                        {"backward_s", r.per_layer.backward_s},
+                        {"recompute_s", r.per_layer.recompute_s},
+                        {"exposed_comm_s", r.per_layer.exposed_comm_s}};
     doc["memory_per_chip_bytes"] = r.memory.total_bytes();
     doc["memory"] = {{"parameters_bytes", r.memory.parameters_bytes}, {"gradients_bytes", r.memory.gradients_bytes},
                      {"optimizer_bytes", r.memory.optimizer_bytes},   {"activations_bytes", r.memory.activations_bytes},

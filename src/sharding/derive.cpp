@@ -68,9 +68,9 @@ struct Context {
     [[nodiscard]] double group_bytes(const Tensor& t, const AxisList& axes, double element_bytes) const {
         return t.elements() * element_bytes / size(minus(all_axes(t.spec), axes));
     }
-    void add(std::string what, CollectiveKind kind, const AxisList& axes, double bytes, CommPhase phase, bool weights) {
+    void add(std::string what, CollectiveKind kind, const AxisList& axes, double bytes, CommPhase phase, CommRole role) {
         if (size(axes) <= 1) return;
-        work.collectives.push_back({std::move(what), kind, axes, bytes, phase, weights});
+        work.collectives.push_back({std::move(what), kind, axes, bytes, phase, role});
     }
 };
 
@@ -85,28 +85,28 @@ void reduce_gradients(Context& c, const std::string& name, const AxisList& token
     const AxisList sharded = intersect(grad_axes, c.strategy.optimizer_shard_axes);
     const AxisList replicated = minus(grad_axes, sharded);
     c.add(name + ": reduce-scatter gradients (sharded optimizer)", CollectiveKind::reduce_scatter, sharded, grad_bytes,
-          CommPhase::per_step, true);
+          CommPhase::per_step, CommRole::weights);
     c.add(name + ": all-gather updated weights", CollectiveKind::all_gather, sharded, local_weight_elements * ws.weight_bytes,
-          CommPhase::per_step, true);
-    c.add(name + ": all-reduce gradients", CollectiveKind::all_reduce, replicated, grad_bytes, CommPhase::per_step, true);
+          CommPhase::per_step, CommRole::weights);
+    c.add(name + ": all-reduce gradients", CollectiveKind::all_reduce, replicated, grad_bytes, CommPhase::per_step, CommRole::weights);
 }
 
 // A weight sharded over `axes` where the matmul needs it whole: gathered before the forward and
 // again before the backward use (ZeRO-3 keeps only the shard), its gradient reduce-scattered back.
 void gather_weight(Context& c, const std::string& what, const Tensor& w, const AxisList& axes) {
     const double bytes = c.group_bytes(w, axes, c.workload.weight_bytes);
-    c.add(what + ": all-gather weight", CollectiveKind::all_gather, axes, bytes, CommPhase::forward, true);
-    c.add(what + ": all-gather weight again", CollectiveKind::all_gather, axes, bytes, CommPhase::backward, true);
+    c.add(what + ": all-gather weight", CollectiveKind::all_gather, axes, bytes, CommPhase::forward, CommRole::weights);
+    c.add(what + ": all-gather weight again", CollectiveKind::all_gather, axes, bytes, CommPhase::backward, CommRole::weights);
     c.add(what + ": reduce-scatter weight gradient", CollectiveKind::reduce_scatter, axes,
-          c.group_bytes(w, axes, c.workload.grad_bytes), CommPhase::backward, true);
+          c.group_bytes(w, axes, c.workload.grad_bytes), CommPhase::backward, CommRole::weights);
 }
 
 // An activation sharded over `axes` where the matmul needs it whole: gathered forward, its
 // gradient reduce-scattered backward (the transpose).
 void gather_input(Context& c, const std::string& what, const Tensor& x, const AxisList& axes) {
     const double bytes = c.group_bytes(x, axes, c.workload.activation_bytes);
-    c.add(what + ": all-gather input", CollectiveKind::all_gather, axes, bytes, CommPhase::forward, false);
-    c.add(what + ": reduce-scatter input gradient", CollectiveKind::reduce_scatter, axes, bytes, CommPhase::backward, false);
+    c.add(what + ": all-gather input", CollectiveKind::all_gather, axes, bytes, CommPhase::forward, CommRole::activations);
+    c.add(what + ": reduce-scatter input gradient", CollectiveKind::reduce_scatter, axes, bytes, CommPhase::backward, CommRole::activations);
 }
 
 // y[batch, seq, out] = x[batch, seq, contract] @ w[contract, out]
@@ -141,9 +141,9 @@ void derive_matmul(Context& c, const std::string& name, const Tensor& x, const T
         const bool scattered = !intersect(all_axes(y.spec), partial).empty();
         const double unreduced = y.elements() * ws.activation_bytes / c.size(minus(all_axes(y.spec), partial));
         c.add(name + (scattered ? ": reduce-scatter partial output" : ": all-reduce partial output"),
-              scattered ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, partial, unreduced, CommPhase::forward, false);
+              scattered ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, partial, unreduced, CommPhase::forward, CommRole::activations);
         c.add(name + (scattered ? ": all-gather output gradient" : ": all-reduce input gradient"),
-              scattered ? CollectiveKind::all_gather : CollectiveKind::all_reduce, partial, unreduced, CommPhase::backward, false);
+              scattered ? CollectiveKind::all_gather : CollectiveKind::all_reduce, partial, unreduced, CommPhase::backward, CommRole::activations);
     }
     AxisList token_axes = x_eff.spec.on(D::batch);
     for (const auto& axis : x_eff.spec.on(D::seq)) token_axes.push_back(axis);
@@ -218,13 +218,15 @@ void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& res
     // Each rank sends only its own tokens through the AllToAll; the expert-tensor ranks gather
     // theirs after it (Megatron's order), so the dispatch carries un-gathered tokens.
     const double routed_bytes = c.work.local_tokens * ep * k * Dm * c.workload.activation_bytes;
-    c.add("experts: all-to-all dispatch and combine", CollectiveKind::all_to_all, expert_axes, 2.0 * routed_bytes, CommPhase::forward, false);
-    c.add("experts: all-to-all of gradients", CollectiveKind::all_to_all, expert_axes, 2.0 * routed_bytes, CommPhase::backward, false);
+    c.add("experts: all-to-all dispatch and combine", CollectiveKind::all_to_all, expert_axes, 2.0 * routed_bytes,
+          CommPhase::forward, CommRole::experts);
+    c.add("experts: all-to-all of gradients", CollectiveKind::all_to_all, expert_axes, 2.0 * routed_bytes, CommPhase::backward,
+          CommRole::experts);
     if (etp > 1) {
         // Each rank receives k copies of its share of tokens, gathered over the expert-tensor ranks.
         const double unreduced = tokens * k * Dm * c.workload.activation_bytes;
-        c.add("experts: all-reduce partial outputs", CollectiveKind::all_reduce, expert_tensor_axes, unreduced, CommPhase::forward, false);
-        c.add("experts: all-reduce input gradients", CollectiveKind::all_reduce, expert_tensor_axes, unreduced, CommPhase::backward, false);
+        c.add("experts: all-reduce partial outputs", CollectiveKind::all_reduce, expert_tensor_axes, unreduced, CommPhase::forward, CommRole::activations);
+        c.add("experts: all-reduce input gradients", CollectiveKind::all_reduce, expert_tensor_axes, unreduced, CommPhase::backward, CommRole::activations);
     }
     const double local_experts = E / ep;
     const double rows = tokens * ep * k / E;  // tokens per local expert, balanced routing
@@ -272,14 +274,23 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
                         c.local_extent(residual, D::seq, s.residual.on(D::seq));
     const AxisList context = s.attention.on(D::seq);
     if (c.size(context) > 1) {
-        // Ring attention: each rank's K and V chunk visits every other rank; gradients return the same way.
         const double kv_bytes = local_queries * (kv_heads / c.size(s.attention.on(D::heads))) * (qk_head + v_head) *
                                 workload.activation_bytes;
-        const double steps = c.size(context) - 1.0;
-        c.add("attention: pass K/V around the context ring", CollectiveKind::permute, context, kv_bytes * steps,
-              CommPhase::forward, false);
-        c.add("attention: pass K/V and their gradients around the ring", CollectiveKind::permute, context,
-              2.0 * kv_bytes * steps, CommPhase::backward, false);
+        if (s.context_attention == ContextAttention::ring) {
+            // Ring attention: each rank's K and V chunk visits every other rank; gradients return the same way.
+            const double steps = c.size(context) - 1.0;
+            c.add("attention: pass K/V around the context ring", CollectiveKind::permute, context, kv_bytes * steps,
+                  CommPhase::forward, CommRole::context);
+            c.add("attention: pass K/V and their gradients around the ring", CollectiveKind::permute, context,
+                  2.0 * kv_bytes * steps, CommPhase::backward, CommRole::context);
+        } else {
+            // All-gather the whole sequence's K and V before attention; reduce-scatter their gradients.
+            const double gathered = kv_bytes * c.size(context);
+            c.add("attention: all-gather K/V over context", CollectiveKind::all_gather, context, gathered, CommPhase::forward,
+                  CommRole::context);
+            c.add("attention: reduce-scatter K/V gradients over context", CollectiveKind::reduce_scatter, context, gathered,
+                  CommPhase::backward, CommRole::context);
+        }
     }
     derive_matmul(c, "out", attn_out, make("w_out", s.w_out, {{D::heads, out_width}, {D::embed, Dm}}), residual, D::heads, D::embed);
 

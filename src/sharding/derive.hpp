@@ -18,6 +18,9 @@ namespace ridgeline {
 using AxisSizes = std::map<std::string, std::int64_t>;
 
 enum class CommPhase { forward, backward, per_step };
+// What a collective moves, which decides what compute can hide it: layer activations (tensor
+// parallelism), keys and values between context ranks, routed tokens, or weights and gradients.
+enum class CommRole { activations, context, experts, weights };
 
 struct DerivedCollective {
     std::string what;  // e.g. "mlp_in: all-gather weight over fsdp"
@@ -25,7 +28,7 @@ struct DerivedCollective {
     AxisList axes;
     double bytes = 0;  // the logical array, as collective_cost takes it
     CommPhase phase = CommPhase::forward;
-    bool weights = false;  // moves weights or gradients (true) or activations (false)
+    CommRole role = CommRole::activations;
 };
 
 struct DerivedMatmul {

@@ -22,6 +22,9 @@ struct TensorSpec {
     [[nodiscard]] AxisList& on(LogicalDim dim) { return axes[static_cast<std::size_t>(dim)]; }
 };
 
+// How attention reaches the keys and values of a sequence split over context ranks.
+enum class ContextAttention { ring, all_gather };
+
 struct Strategy {
     std::string name;
     std::string description;
@@ -31,6 +34,7 @@ struct Strategy {
     // [mlp, embed] for the MLP; expert weights add the expert dimension.
     TensorSpec w_qkv, w_out, w_mlp_in, w_mlp_out;
     std::string layers_axis;         // splits the layers into pipeline stages ("" for none)
+    ContextAttention context_attention = ContextAttention::ring;
     AxisList gradient_shard_axes;    // ZeRO-2: gradients reduce-scattered and kept sharded over these
     AxisList optimizer_shard_axes;   // ZeRO-1: optimizer state (and master weights) sharded over these
 };

@@ -72,6 +72,10 @@ Strategy load_strategy_file(const std::filesystem::path& path) {
     strategy.w_mlp_out = tensor_spec(weights, w_doc, "mlp_out", {D::mlp, D::embed, D::expert});
     weights.finish();
     strategy.layers_axis = root.optional_string("layers").value_or("");
+    const std::string context = root.optional_string("context_attention").value_or("ring");
+    if (context == "ring") strategy.context_attention = ContextAttention::ring;
+    else if (context == "all_gather") strategy.context_attention = ContextAttention::all_gather;
+    else root.fail("context_attention", "expected \"ring\" or \"all_gather\", found \"" + context + "\"");
     if (root.has("gradients_sharded_over"))
         strategy.gradient_shard_axes = axis_list(document.at("gradients_sharded_over"), root, "gradients_sharded_over");
     else root.allow("gradients_sharded_over");
