@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -374,4 +375,31 @@ TEST_CASE("train --scenario: a job file gives the same answer as the same flags,
     const std::string typo_path = write_file("typo-scenario.json", typo.dump());
     expect_refusal("train --scenario " + typo_path, {typo_path, "plan.tensr"});
     expect_refusal("train --model llama3-8b", {"--chips"});
+}
+
+TEST_CASE("large inputs stay bounded: a million layers, a million chips, an oversized file") {
+    json deep = shipped_model();
+    deep["n_layers"] = 1000000;
+    const std::string deep_path = write_file("deep-model.json", deep.dump());
+    const auto model = run_ridgeline("model " + deep_path + " --json");
+    REQUIRE(model.exit_code == 0);
+    CHECK(json::parse(model.out)["params"]["total"].get<double>() > 1e14);
+
+    const auto train = run_ridgeline("train --model llama3-8b --hardware dgx-h100 --chips 1000000 --seq-len 4096 --json");
+    REQUIRE(train.exit_code == 0);
+    CHECK(std::isfinite(json::parse(train.out)["step_time_s"].get<double>()));
+    const auto topology = run_ridgeline("topology --hardware dgx-h100 --chips 1000000 --json");
+    REQUIRE(topology.exit_code == 0);
+    CHECK(json::parse(topology.out)["graph_built"] == false);
+
+    const std::string huge = (scratch_dir() / "huge.json").string();
+    {
+        std::ofstream out(huge);
+        out << "[";
+        const std::string chunk(1 << 20, ' ');
+        for (int i = 0; i < 65; ++i) out << chunk;
+        out << "]";
+    }
+    expect_refusal("model " + huge, {huge, "64 MiB"});
+    std::filesystem::remove(huge);
 }

@@ -158,16 +158,15 @@ TrainingReport Simulator::run() {
     // critical path unless overlapped with the GEMMs they feed; ring attention hides under the
     // attention core; weight gathers are prefetched under the layer's compute.
     const auto exposed = [&](double comm, double cover, bool overlapped) { return overlapped ? std::max(0.0, comm - cover) : comm; };
-    const auto comm_mix = [&](auto field) { return mix([&](const LayerTime& t) { return field(t); }); };
     const double tp_exposed =
-        exposed(comm_mix([](const LayerTime& t) { return t.comm_fwd.tensor; }), matmul_fwd, plan.overlap_tensor_parallel) +
-        exposed(comm_mix([](const LayerTime& t) { return t.comm_bwd.tensor; }), matmul_bwd, plan.overlap_tensor_parallel);
-    const double cp_exposed = exposed(comm_mix([](const LayerTime& t) { return t.comm_fwd.context; }), attention_fwd, true) +
-                              exposed(comm_mix([](const LayerTime& t) { return t.comm_bwd.context; }), attention_bwd, true);
-    const double ep_exposed = comm_mix([](const LayerTime& t) { return t.comm_fwd.expert + t.comm_bwd.expert; });
+        exposed(mix([](const LayerTime& t) { return t.comm_fwd.tensor; }), matmul_fwd, plan.overlap_tensor_parallel) +
+        exposed(mix([](const LayerTime& t) { return t.comm_bwd.tensor; }), matmul_bwd, plan.overlap_tensor_parallel);
+    const double cp_exposed = exposed(mix([](const LayerTime& t) { return t.comm_fwd.context; }), attention_fwd, true) +
+                              exposed(mix([](const LayerTime& t) { return t.comm_bwd.context; }), attention_bwd, true);
+    const double ep_exposed = mix([](const LayerTime& t) { return t.comm_fwd.expert + t.comm_bwd.expert; });
     const double fsdp_exposed =
-        exposed(comm_mix([](const LayerTime& t) { return t.comm_fwd.weights; }), compute_fwd, plan.overlap_data_parallel) +
-        exposed(comm_mix([](const LayerTime& t) { return t.comm_bwd.weights; }), compute_bwd, plan.overlap_data_parallel);
+        exposed(mix([](const LayerTime& t) { return t.comm_fwd.weights; }), compute_fwd, plan.overlap_data_parallel) +
+        exposed(mix([](const LayerTime& t) { return t.comm_bwd.weights; }), compute_bwd, plan.overlap_data_parallel);
 
     // The output layer (vocabulary split over tensor) runs on the last stage.
     const double tokens_per_replica = plan.micro_batch_seqs * s_.seq_len / cp;
