@@ -13,12 +13,6 @@ namespace {
 constexpr const char* kChipFormat = "ridgeline.chip/1";
 constexpr const char* kSystemFormat = "ridgeline.system/1";
 
-void check_format(io::JsonObject& object, const char* expected) {
-    const std::string format = object.string("format");
-    if (format != expected)
-        object.fail("format", "expected \"" + std::string(expected) + "\", found \"" + format + "\"");
-}
-
 int small_positive_int(io::JsonObject& object, const std::string& key) {
     const auto count = object.sourced_positive_int(key);
     if (count > 1024) object.fail(key, "expected at most 1024");
@@ -39,7 +33,7 @@ ScaleOutSpec parse_chip_scale_out(io::JsonObject object) {
 ChipSpec load_chip_file(const std::filesystem::path& path) {
     const nlohmann::json document = io::parse_json_file(path);
     io::JsonObject root(document, path.string());
-    check_format(root, kChipFormat);
+    root.require_format(kChipFormat);
     ChipSpec chip;
     chip.name = root.string("name");
     (void)root.string_list("aliases");
@@ -123,7 +117,7 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
 SystemSpec load_system_file(const std::filesystem::path& path) {
     const nlohmann::json document = io::parse_json_file(path);
     io::JsonObject root(document, path.string());
-    check_format(root, kSystemFormat);
+    root.require_format(kSystemFormat);
     SystemSpec system;
     system.name = root.string("name");
     (void)root.string_list("aliases");

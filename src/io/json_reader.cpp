@@ -54,6 +54,11 @@ void JsonObject::fail(const std::string& key, const std::string& what) const {
 
 bool JsonObject::has(const std::string& key) const { return value_->contains(key); }
 
+void JsonObject::require_format(const std::string& expected) {
+    const std::string format = string("format");
+    if (format != expected) fail("format", "expected \"" + expected + "\", found \"" + format + "\"");
+}
+
 const nlohmann::json& JsonObject::require(const std::string& key) {
     seen_.insert(key);
     const auto it = value_->find(key);

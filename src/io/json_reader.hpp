@@ -22,6 +22,8 @@ public:
     JsonObject(const nlohmann::json& value, std::string origin, std::string path = "");
 
     [[nodiscard]] bool has(const std::string& key) const;
+    // The file's "format" field must name exactly this format and version.
+    void require_format(const std::string& expected);
     [[nodiscard]] std::string string(const std::string& key);
     [[nodiscard]] std::optional<std::string> optional_string(const std::string& key);
     [[nodiscard]] std::vector<std::string> string_list(const std::string& key);

@@ -22,8 +22,7 @@ std::int64_t head_dim_or_derived(io::JsonObject& root, std::int64_t d_model, std
 ModelSpec load_model_file(const std::filesystem::path& path) {
     const nlohmann::json document = io::parse_json_file(path);
     io::JsonObject root(document, path.string());
-    const std::string format = root.string("format");
-    if (format != kModelFormat) root.fail("format", "expected \"" + std::string(kModelFormat) + "\", found \"" + format + "\"");
+    root.require_format(kModelFormat);
     ModelSpec model;
     model.name = root.string("name");
     model.description = root.string("description");

@@ -25,8 +25,7 @@ auto parse_choice(io::JsonObject& object, const std::string& key, Parse parse, c
 ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::filesystem::path& data_dir) {
     const nlohmann::json document = io::parse_json_file(path);
     io::JsonObject root(document, path.string());
-    const std::string format = root.string("format");
-    if (format != kFormat) root.fail("format", "expected \"" + std::string(kFormat) + "\", found \"" + format + "\"");
+    root.require_format(kFormat);
     ScenarioFile file;
     TrainingSetup& s = file.setup;
     (void)root.optional_string("description");

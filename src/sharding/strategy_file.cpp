@@ -51,8 +51,7 @@ TensorSpec tensor_spec(io::JsonObject& specs, const nlohmann::json& document, co
 Strategy load_strategy_file(const std::filesystem::path& path) {
     const nlohmann::json document = io::parse_json_file(path);
     io::JsonObject root(document, path.string());
-    const std::string format = root.string("format");
-    if (format != kFormat) root.fail("format", "expected \"" + std::string(kFormat) + "\", found \"" + format + "\"");
+    root.require_format(kFormat);
     Strategy strategy;
     strategy.name = root.string("name");
     strategy.description = root.string("description");

@@ -30,8 +30,7 @@ CustomTopology load_topology_file(const std::filesystem::path& path, const std::
     const std::string origin = path.string();
     const nlohmann::json document = io::parse_json_file(path);
     io::JsonObject root(document, origin);
-    const std::string format = root.string("format");
-    if (format != kFormat) root.fail("format", "expected \"" + std::string(kFormat) + "\", found \"" + format + "\"");
+    root.require_format(kFormat);
     CustomTopology topology;
     topology.cluster.name = root.string("name");
     (void)root.optional_string("description");
