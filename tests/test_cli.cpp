@@ -403,3 +403,14 @@ TEST_CASE("large inputs stay bounded: a million layers, a million chips, an over
     expect_refusal("model " + huge, {huge, "64 MiB"});
     std::filesystem::remove(huge);
 }
+
+TEST_CASE("train runs on a custom topology file, and its chip count must agree") {
+    const std::string torus = (ridgeline::test::source_dir() / "hardware" / "topologies" / "nvl72-torus-4x4.json").string();
+    const auto result = run_ridgeline("train --model llama3-70b --topology " + torus + " --tp 8 --seq-len 8192 --global-batch-seqs 1152 --json");
+    REQUIRE(result.exit_code == 0);
+    const json doc = json::parse(result.out);
+    CHECK(doc["cluster"] == "nvl72-torus-4x4");
+    CHECK(doc["chips"] == 72 * 16);
+    CHECK(doc["chip"] == "gb200");
+    expect_refusal("train --model llama3-70b --topology " + torus + " --chips 64 --tp 8", {"chips", "1152"});
+}

@@ -6,6 +6,7 @@
 #include "model/model_catalog.hpp"
 #include "report/reports.hpp"
 #include "scenario/scenario_file.hpp"
+#include "topology/topology_file.hpp"
 
 namespace ridgeline::cli {
 
@@ -17,7 +18,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         PlanSpec plan;
         std::string recompute = "none", schedule = "1f1b", precision = "bf16";
         bool no_overlap = false, json = false;
-        std::string scenario;
+        std::string scenario, topology;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = app.add_subcommand("train", "step time, MFU, memory per chip and the bound of each part of a training step");
@@ -25,6 +26,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--hardware", f->hardware, "system or chip")->capture_default_str();
     c->add_option("--scenario", f->scenario, "a job file (ridgeline.scenario/1); flags given as well override its fields");
     c->add_option("--chips", f->chips, "chips in the job")->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
+    c->add_option("--topology", f->topology, "a custom topology file (ridgeline.topology/1): its chip and cluster replace --hardware");
     c->add_option("--nodes", f->nodes, "scale-out domains (DGX nodes, NVL72 racks, TPU slices); default derived");
     c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, 1e8));
     c->add_option("--global-batch-tokens", f->global_batch_tokens, "tokens per optimizer step")->check(CLI::Range(1.0, 1e13));
@@ -58,7 +60,8 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
             setup = file.setup;
             if (!given("--train-tokens")) train_tokens = file.train_tokens;
         } else {
-            if (!given("--chips")) throw InputError("--chips", "", "required (or give a --scenario file)");
+            if (!given("--chips") && !given("--topology"))
+                throw InputError("--chips", "", "required (or give a --scenario or --topology file)");
             setup.seq_len = f->seq_len;
             setup.plan = f->plan;
             setup.plan.recompute = *parse_recompute(f->recompute);
@@ -69,6 +72,12 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         if (f->scenario.empty() || given("--model")) setup.model = resolve_model(f->model, options.data_dir);
         if (f->scenario.empty() || given("--hardware")) setup.hardware = resolve_hardware(f->hardware, options.data_dir);
         if (given("--chips")) setup.chips = f->chips;
+        if (given("--topology")) {
+            CustomTopology custom = load_topology_file(f->topology, options.data_dir);
+            setup.hardware = custom.hardware;
+            setup.cluster = custom.cluster;
+            if (!given("--chips") && f->scenario.empty()) setup.chips = custom.cluster.chips();
+        }
         if (given("--nodes")) setup.domains = f->nodes;
         if (given("--seq-len")) setup.seq_len = f->seq_len;
         PlanSpec& p = setup.plan;

@@ -95,10 +95,16 @@ TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::
     if (plan.zero_stage < 1) scenario.strategy.optimizer_shard_axes.clear();
     if (plan.zero_stage < 2) scenario.strategy.gradient_shard_axes.clear();
     check_training_plan(scenario.model, plan);  // before the mesh, so the error names the model's field
-    ClusterShape shape;
-    shape.chips = setup.chips;
-    shape.domains = setup.domains;
-    scenario.cluster = build_cluster(setup.hardware, shape);
+    if (setup.cluster) {
+        if (setup.cluster->chips() != setup.chips)
+            throw InputError(origin, "chips", text(setup.chips) + " chips but the topology has " + text(setup.cluster->chips()));
+        scenario.cluster = *setup.cluster;
+    } else {
+        ClusterShape shape;
+        shape.chips = setup.chips;
+        shape.domains = setup.domains;
+        scenario.cluster = build_cluster(setup.hardware, shape);
+    }
     std::vector<MeshAxis> axes;
     for (const auto& [name, size] : plan.axes) axes.push_back({name, size});
     scenario.mesh = place_mesh(scenario.cluster, axes, {});

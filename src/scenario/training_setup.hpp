@@ -33,6 +33,7 @@ struct PlanSpec {
 struct TrainingSetup {
     ModelSpec model;
     Hardware hardware;
+    std::optional<Cluster> cluster;  // a custom topology (hardware/topologies/*.json) instead of the system's
     std::int64_t chips = 0;
     std::int64_t domains = 0;  // TPU slices or GPU nodes; 0: derived
     double seq_len = 0;
