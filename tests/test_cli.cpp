@@ -59,7 +59,8 @@ void expect_model_refusal(const std::string& file_name, const json& model, const
 }  // namespace
 
 TEST_CASE("every subcommand answers --help with exit 0") {
-    for (const char* command : {"--help", "model --help", "roofline --help", "hardware --help", "models --help"}) {
+    for (const char* command : {"--help", "train --help", "validate --help", "model --help", "roofline --help", "topology --help",
+                                "collective --help", "hardware --help", "models --help"}) {
         CAPTURE(command);
         const auto result = run_ridgeline(command);
         CHECK(result.exit_code == 0);
