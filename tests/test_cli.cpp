@@ -415,3 +415,13 @@ TEST_CASE("train runs on a custom topology file, and its chip count must agree")
     CHECK(doc["chip"] == "gb200");
     expect_refusal("train --model llama3-70b --topology " + torus + " --chips 64 --tp 8", {"chips", "1152"});
 }
+
+TEST_CASE("inputs the fuzzers found are refused as bad input") {
+    for (const auto& entry : std::filesystem::directory_iterator(ridgeline::test::data_file("regressions"))) {
+        if (entry.path().extension() != ".json") continue;
+        const std::string path = entry.path().string();
+        for (const std::string& command : {"model " + path, "roofline --hardware " + path, "validate " + path,
+                                           "train --scenario " + path, "topology --topology " + path})
+            expect_refusal(command, {path});
+    }
+}

@@ -33,7 +33,8 @@ nlohmann::json parse_json_file(const std::filesystem::path& path) {
     buffer << in.rdbuf();
     try {
         return nlohmann::json::parse(buffer.str());
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
+        // parse_error for bad syntax, out_of_range for numbers beyond a double (1e400).
         throw InputError(origin, "", std::string("malformed JSON: ") + e.what());
     }
 }

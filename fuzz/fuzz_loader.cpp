@@ -1,0 +1,53 @@
+// libFuzzer target for one description loader (chosen at compile time by RIDGELINE_FUZZ_LOADER):
+// any input must either load or be refused with an InputError; anything else is a finding.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "core/error.hpp"
+#include "hardware/catalog.hpp"
+#include "model/model_catalog.hpp"
+#include "scenario/scenario_file.hpp"
+#include "sharding/strategy_file.hpp"
+#include "topology/topology_file.hpp"
+#include "validation/run_record.hpp"
+
+namespace {
+
+const std::filesystem::path& input_path() {
+    static const std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("ridgeline-fuzz-" + std::to_string(::getpid()) + ".json");
+    return path;
+}
+
+void load(const std::filesystem::path& path) {
+    const std::filesystem::path data_dir = RIDGELINE_SOURCE_DIR;
+    const std::string loader = RIDGELINE_FUZZ_LOADER;
+    if (loader == "chip") (void)ridgeline::load_chip_file(path);
+    else if (loader == "system") (void)ridgeline::load_system_file(path);
+    else if (loader == "model") (void)ridgeline::load_model_file(path);
+    else if (loader == "hf_config") (void)ridgeline::load_hf_config(path);
+    else if (loader == "strategy") (void)ridgeline::load_strategy_file(path);
+    else if (loader == "topology") (void)ridgeline::load_topology_file(path, data_dir);
+    else if (loader == "scenario") (void)ridgeline::load_scenario_file(path, data_dir);
+    else if (loader == "run_records") (void)ridgeline::load_run_records(path);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    {
+        std::ofstream out(input_path(), std::ios::binary | std::ios::trunc);
+        out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+    }
+    try {
+        load(input_path());
+    } catch (const ridgeline::InputError&) {
+        // Refused with a message naming the field: the expected answer to bad input.
+    }
+    return 0;
+}
