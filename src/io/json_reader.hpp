@@ -39,6 +39,8 @@ public:
     [[nodiscard]] double sourced_positive_number(const std::string& key);
     [[nodiscard]] std::optional<double> optional_sourced_positive_number(const std::string& key);
     [[nodiscard]] JsonObject object(const std::string& key);
+    // A required field of any type, for shapes the typed readers do not cover (arrays of pairs).
+    [[nodiscard]] const nlohmann::json& raw(const std::string& key) { return require(key); }
     [[nodiscard]] std::optional<JsonObject> optional_object(const std::string& key);
     // Marks a key as known without reading it (free-text notes, sources).
     void allow(const std::string& key);

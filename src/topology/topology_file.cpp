@@ -42,8 +42,7 @@ CustomTopology load_topology_file(const std::filesystem::path& path, const std::
     topology.cluster.chip_name = topology.hardware.chip.name;
     topology.cluster.collective_overhead_s = root.optional_sourced_positive_number("collective_overhead_s").value_or(0.0);
 
-    const auto& levels = document.at("levels");
-    root.allow("levels");
+    const auto& levels = root.raw("levels");
     if (!levels.is_array() || levels.empty()) root.fail("levels", "expected a non-empty array of levels, innermost first");
     if (levels.size() > 4) root.fail("levels", "expected at most 4 levels");
     std::int64_t chips_per_member = 1;  // chips inside one member of the current level
@@ -63,8 +62,7 @@ CustomTopology load_topology_file(const std::filesystem::path& path, const std::
             if (kind == "graph") dim.kind = DimKind::graph;
             if (kind == "graph") {
                 if (dim.extent > 4096) level.fail("chips", "custom graphs of more than 4096 chips are not supported");
-                level.allow("links");
-                const auto& links = levels[index].at("links");
+                const auto& links = level.raw("links");
                 if (!links.is_array() || links.empty()) level.fail("links", "expected an array of [a, b] chip pairs");
                 for (std::size_t l = 0; l < links.size(); ++l) {
                     const auto& pair = links[l];
@@ -82,8 +80,7 @@ CustomTopology load_topology_file(const std::filesystem::path& path, const std::
             topology.cluster.dims.push_back(dim);
         } else if (kind == "torus") {
             const auto dims = level.positive_int_list("dims");
-            level.allow("wraps");
-            const auto& wraps = levels[index].at("wraps");
+            const auto& wraps = level.raw("wraps");
             if (!wraps.is_array() || wraps.size() != dims.size())
                 level.fail("wraps", "expected one true/false per torus axis");
             const double link_bw = level.sourced_positive_number("link_bw_Bps_one_way");
