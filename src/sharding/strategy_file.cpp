@@ -76,13 +76,9 @@ Strategy load_strategy_file(const std::filesystem::path& path) {
     else if (context == "all_gather") strategy.context_attention = ContextAttention::all_gather;
     else root.fail("context_attention", "expected \"ring\" or \"all_gather\", found \"" + context + "\"");
     if (root.has("gradients_sharded_over"))
-        strategy.gradient_shard_axes = axis_list(document.at("gradients_sharded_over"), root, "gradients_sharded_over");
-    else root.allow("gradients_sharded_over");
+        strategy.gradient_shard_axes = axis_list(root.raw("gradients_sharded_over"), root, "gradients_sharded_over");
     if (root.has("optimizer_sharded_over"))
-        strategy.optimizer_shard_axes = axis_list(document.at("optimizer_sharded_over"), root, "optimizer_sharded_over");
-    else root.allow("optimizer_sharded_over");
-    root.allow("gradients_sharded_over");
-    root.allow("optimizer_sharded_over");
+        strategy.optimizer_shard_axes = axis_list(root.raw("optimizer_sharded_over"), root, "optimizer_sharded_over");
     root.finish();
     return strategy;
 }
