@@ -38,11 +38,11 @@ struct LayerTime {
     [[nodiscard]] double compute_fwd() const { return matmul_fwd + attention_fwd + elementwise_fwd + launches_fwd; }
 };
 
-class Simulator {
+class LayoutCoster {
 public:
-    explicit Simulator(const TrainingScenario& s) : s_(s) {}
+    explicit LayoutCoster(const TrainingScenario& s) : s_(s) {}
 
-    TrainingReport run();
+    LayoutCostsReport run() const;
 
 private:
     double peak(Dtype dtype) const { return s_.chip.peak_flops(dtype); }
@@ -58,7 +58,6 @@ private:
     }
 
     LayerTime time_layer(const LayerWork& work) const;
-    void check_plan() const;
 
     const TrainingScenario& s_;
 };
@@ -68,7 +67,7 @@ void add_comm(double& total, std::string& level, const CollectiveCost& cost) {
     if (!cost.bottleneck.empty()) level = cost.bottleneck;
 }
 
-LayerTime Simulator::time_layer(const LayerWork& work) const {
+LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
     LayerTime t;
     const ChipEfficiency& e = s_.chip.efficiency;
     const double act_bytes = 2.0;
@@ -112,61 +111,48 @@ LayerTime Simulator::time_layer(const LayerWork& work) const {
     return t;
 }
 
-void Simulator::check_plan() const {
-    check_training_plan(s_.model, s_.plan);
-    if (s_.mesh.size() != s_.cluster.chips())
-        throw InputError("plan", "axes", "the plan's axes do not multiply to the chip count");
-}
-
-TrainingReport Simulator::run() {
-    check_plan();
+LayoutCostsReport LayoutCoster::run() const {
     const ModelSpec& model = s_.model;
     const TrainingPlan& plan = s_.plan;
-    TrainingReport report;
+    LayoutCostsReport out;
+    LayoutCosts& l = out.costs;
     MicroBatch workload;
     workload.micro_batch_seqs = plan.micro_batch_seqs;
     workload.seq_len = s_.seq_len;
 
     const double pp = axis(plan.pipeline_axis), tp = axis("tensor"), cp = axis("context");
+    l.pipeline_size = pp;
     // The slowest (largest) stage sets the pace of the pipeline.
-    const double layers_per_stage =
-        plan.stage_layers.empty() ? d(model.n_layers) / pp
-                                  : d(*std::max_element(plan.stage_layers.begin(), plan.stage_layers.end()));
+    l.layers_per_stage = plan.stage_layers.empty() ? d(model.n_layers) / pp
+                                                   : d(*std::max_element(plan.stage_layers.begin(), plan.stage_layers.end()));
     const double moe_fraction = model.moe ? d(model.moe_layers()) / d(model.n_layers) : 0.0;
 
     const LayerWork dense_work = derive_layer_work(model, s_.strategy, plan.axes, workload, false);
     const LayerWork moe_work = model.moe ? derive_layer_work(model, s_.strategy, plan.axes, workload, true) : dense_work;
-    report.collectives = (model.moe ? moe_work : dense_work).collectives;
+    out.collectives = (model.moe ? moe_work : dense_work).collectives;
     const LayerTime dense = time_layer(dense_work);
     const LayerTime moe = time_layer(moe_work);
     const auto mix = [&](auto field) { return (1.0 - moe_fraction) * field(dense) + moe_fraction * field(moe); };
 
-    // Per layer, per micro-batch.
-    const double matmul_fwd = mix([](const LayerTime& t) { return t.matmul_fwd; });
-    const double attention_fwd = mix([](const LayerTime& t) { return t.attention_fwd; });
-    const double elementwise_fwd = mix([](const LayerTime& t) { return t.elementwise_fwd; });
-    const double launches_fwd = mix([](const LayerTime& t) { return t.launches_fwd; });
-    const double compute_fwd = matmul_fwd + attention_fwd + elementwise_fwd + launches_fwd;
-    // Backward: two GEMMs per matmul, attention ~2.5x (it recomputes the probabilities).
-    const double matmul_bwd = 2.0 * matmul_fwd, attention_bwd = 2.5 * attention_fwd;
-    const double compute_bwd = matmul_bwd + attention_bwd + 2.0 * elementwise_fwd + 2.0 * launches_fwd;
-    double recompute = 0;
-    if (plan.recompute == Recompute::full) recompute = compute_fwd;
-    if (plan.recompute == Recompute::selective) recompute = attention_fwd + elementwise_fwd;
-
-    // Exposed communication per layer and micro-batch: tensor-parallel collectives sit on the
-    // critical path unless overlapped with the GEMMs they feed; ring attention hides under the
-    // attention core; weight gathers are prefetched under the layer's compute.
-    const auto exposed = [&](double comm, double cover, bool overlapped) { return overlapped ? std::max(0.0, comm - cover) : comm; };
-    const double tp_exposed =
-        exposed(mix([](const LayerTime& t) { return t.comm_fwd.tensor; }), matmul_fwd, plan.overlap_tensor_parallel) +
-        exposed(mix([](const LayerTime& t) { return t.comm_bwd.tensor; }), matmul_bwd, plan.overlap_tensor_parallel);
-    const double cp_exposed = exposed(mix([](const LayerTime& t) { return t.comm_fwd.context; }), attention_fwd, true) +
-                              exposed(mix([](const LayerTime& t) { return t.comm_bwd.context; }), attention_bwd, true);
-    const double ep_exposed = mix([](const LayerTime& t) { return t.comm_fwd.expert + t.comm_bwd.expert; });
-    const double fsdp_exposed =
-        exposed(mix([](const LayerTime& t) { return t.comm_fwd.weights; }), compute_fwd, plan.overlap_data_parallel) +
-        exposed(mix([](const LayerTime& t) { return t.comm_bwd.weights; }), compute_bwd, plan.overlap_data_parallel);
+    l.matmul_fwd_s = mix([](const LayerTime& t) { return t.matmul_fwd; });
+    l.attention_fwd_s = mix([](const LayerTime& t) { return t.attention_fwd; });
+    l.elementwise_fwd_s = mix([](const LayerTime& t) { return t.elementwise_fwd; });
+    l.launches_fwd_s = mix([](const LayerTime& t) { return t.launches_fwd; });
+    l.tensor_comm_fwd_s = mix([](const LayerTime& t) { return t.comm_fwd.tensor; });
+    l.tensor_comm_bwd_s = mix([](const LayerTime& t) { return t.comm_bwd.tensor; });
+    l.context_comm_fwd_s = mix([](const LayerTime& t) { return t.comm_fwd.context; });
+    l.context_comm_bwd_s = mix([](const LayerTime& t) { return t.comm_bwd.context; });
+    l.expert_comm_s = mix([](const LayerTime& t) { return t.comm_fwd.expert + t.comm_bwd.expert; });
+    l.weight_comm_fwd_s = mix([](const LayerTime& t) { return t.comm_fwd.weights; });
+    l.weight_comm_bwd_s = mix([](const LayerTime& t) { return t.comm_bwd.weights; });
+    l.gradient_comm_s = mix([](const LayerTime& t) { return t.per_step.gradients; });
+    l.gather_comm_s = mix([](const LayerTime& t) { return t.per_step.weight_gathers; });
+    out.matmul_bound = dense.matmul_memory_bound ? "memory" : "compute";
+    out.tensor_level = dense.comm_fwd.tensor_level;
+    out.context_level = dense.comm_fwd.context_level;
+    out.expert_level = moe.comm_fwd.expert_level;
+    out.weights_level = dense.comm_fwd.weights_level;
+    out.step_level = (model.moe ? moe : dense).per_step.level;
 
     // The output layer (vocabulary split over tensor) runs on the last stage.
     const double tokens_per_replica = plan.micro_batch_seqs * s_.seq_len / cp;
@@ -174,112 +160,45 @@ TrainingReport Simulator::run() {
     const double logits_flops = 2.0 * tokens_per_replica * d(model.d_model) * vocab_local;
     const double logits_fwd = logits_flops / (peak(plan.compute) * matmul_efficiency(s_.chip.efficiency, plan.compute, tokens_per_replica, d(model.d_model), vocab_local)) +
                               3.0 * tokens_per_replica * vocab_local * 4.0 / hbm_Bps();
-    const double logits_time = 3.0 * logits_fwd;
-
-    const double stage_fwd = layers_per_stage * compute_fwd;
-    const double stage_bwd = layers_per_stage * (compute_bwd + recompute);
-    const double stage_comm = layers_per_stage * (tp_exposed + cp_exposed + ep_exposed + fsdp_exposed);
-    const double per_microbatch = stage_fwd + stage_bwd + stage_comm + logits_time;
-    report.per_layer = {compute_fwd, compute_bwd, recompute, tp_exposed + cp_exposed + ep_exposed + fsdp_exposed};
+    l.logits_s = 3.0 * logits_fwd;
 
     // Pipeline: a micro-batch's activations cross each stage boundary forward and back.
-    double p2p = 0;
-    std::string p2p_level;
     if (pp > 1) {
         DerivedCollective send{"pipeline send", CollectiveKind::permute, {plan.pipeline_axis},
                                dense_work.local_tokens * d(model.d_model) * 2.0, CommPhase::forward, CommRole::activations};
         const CollectiveCost cc = cost(send);
-        p2p = 2.0 * cc.time_s();
-        p2p_level = cc.bottleneck;
+        l.pipeline_send_s = 2.0 * cc.time_s();
+        out.send_level = cc.bottleneck;
     }
-    const double m = plan.microbatches;
-    double bubble_chunks = 0;
-    switch (plan.schedule) {
-        case PipelineSchedule::gpipe:
-        case PipelineSchedule::one_f_one_b: bubble_chunks = pp - 1.0; break;
-        case PipelineSchedule::interleaved: bubble_chunks = (pp - 1.0) / plan.virtual_stages; break;
-    }
-    const double bubble = bubble_chunks * per_microbatch;
-
-    // Once per step: gradient reduction under the last backward pass, weight gathers under the next forward.
-    const double grad_comm = layers_per_stage * mix([](const LayerTime& t) { return t.per_step.gradients; });
-    const double gather_comm = layers_per_stage * mix([](const LayerTime& t) { return t.per_step.weight_gathers; });
-    const double step_comm = exposed(grad_comm, stage_bwd, plan.overlap_data_parallel) +
-                             exposed(gather_comm, stage_fwd, plan.overlap_data_parallel);
-    const std::string step_level = (model.moe ? moe : dense).per_step.level;
 
     // Memory per chip.
-    const double layer_weights = (1.0 - moe_fraction) * dense_work.weight_elements + moe_fraction * moe_work.weight_elements;
-    const double fsdp = axis("fsdp");
-    const double embedding_weights = d(model.vocab_size) * d(model.d_model) / (tp * fsdp) * (model.tied_embeddings || pp > 1 ? 1.0 : 2.0);
-    const double local_params = layers_per_stage * layer_weights + embedding_weights;
-    double optimizer_shards = 1;
-    if (plan.zero_stage >= 1)
-        for (const auto& a : s_.strategy.optimizer_shard_axes)
-            if (a != "fsdp") optimizer_shards *= axis(a);
-    double gradient_shards = 1;
-    if (plan.zero_stage >= 2)
-        for (const auto& a : s_.strategy.optimizer_shard_axes)
-            if (a != "fsdp") gradient_shards *= axis(a);
-    report.memory.parameters_bytes = local_params * 2.0;
-    report.memory.gradients_bytes = local_params * 4.0 / gradient_shards;  // fp32 accumulation
-    report.memory.optimizer_bytes = plan.offload_optimizer ? 0.0 : local_params * 12.0 / optimizer_shards;  // master + 2 moments
+    l.layer_weight_elements = (1.0 - moe_fraction) * dense_work.weight_elements + moe_fraction * moe_work.weight_elements;
+    l.fsdp_size = axis("fsdp");
+    const double embedding_weights = d(model.vocab_size) * d(model.d_model) / (tp * l.fsdp_size) * (model.tied_embeddings || pp > 1 ? 1.0 : 2.0);
+    l.local_params = l.layers_per_stage * l.layer_weight_elements + embedding_weights;
+    for (const auto& a : s_.strategy.optimizer_shard_axes)
+        if (a != "fsdp") l.optimizer_shard_size *= axis(a);
     // Activations: D-wide tensors follow the residual stream's sharding, the rest is split over tensor too.
     // Attention runs fused (flash), so no recompute mode keeps the softmax probabilities.
-    const SavedTensors saved = saved_tensors(plan.recompute) & ~static_cast<unsigned>(SavedTensor::attention_probs);
-    const SavedTensors d_wide = saved & (static_cast<unsigned>(SavedTensor::layer_input) | static_cast<unsigned>(SavedTensor::attention_norm_output) |
-                                         static_cast<unsigned>(SavedTensor::mlp_norm_input) | static_cast<unsigned>(SavedTensor::mlp_norm_output));
-    const double d_wide_elements = saved_elements_per_token_per_layer(model, s_.seq_len, d_wide);
-    const double other_elements = saved_elements_per_token_per_layer(model, s_.seq_len, saved) - d_wide_elements;
-    const double per_layer_activation = (d_wide_elements * dense_work.local_tokens + other_elements * tokens_per_replica / tp) * 2.0;
-    double in_flight = std::min(m, pp);
-    if (plan.schedule == PipelineSchedule::gpipe) in_flight = m;
-    if (plan.schedule == PipelineSchedule::interleaved) in_flight *= 1.0 + (pp - 1.0) / (pp * plan.virtual_stages);
-    report.memory.activations_bytes = per_layer_activation * layers_per_stage * in_flight;
-    report.memory.buffers_bytes = tokens_per_replica * vocab_local * 4.0 +  // fp32 logits
-                                  (fsdp > 1 ? 2.0 * layer_weights * fsdp * 2.0 : 0.0);  // two gathered layers in flight
-    report.hbm_bytes = s_.chip.hbm_bytes;
-    report.fits = report.memory.total_bytes() <= s_.chip.hbm_bytes;
-
-    // Optimizer: Adam streams the local master weights, gradients and moments through HBM once.
-    const double optimizer_s = plan.offload_optimizer
-                                   ? local_params / optimizer_shards * 16.0 / s_.chip.host_link_Bps
-                                   : local_params / optimizer_shards * 30.0 / hbm_Bps();
-
-    const double matmul_total = m * layers_per_stage * (matmul_fwd + matmul_bwd) + m * logits_time;
-    const std::string matmul_bound = dense.matmul_memory_bound ? "memory" : "compute";
-    report.components = {
-        {"matmuls (incl. output layer)", matmul_total, matmul_bound},
-        {"attention", m * layers_per_stage * (attention_fwd + attention_bwd), "compute"},
-        {"elementwise (norms, activations)", m * layers_per_stage * 3.0 * elementwise_fwd, "memory"},
-        {"kernel launches", m * layers_per_stage * 3.0 * launches_fwd, "latency"},
-        {"recomputation", m * layers_per_stage * recompute, "compute"},
-        {"tensor-parallel comms (exposed)", m * layers_per_stage * tp_exposed, dense.comm_fwd.tensor_level},
-        {"context-parallel comms (exposed)", m * layers_per_stage * cp_exposed, dense.comm_fwd.context_level},
-        {"expert all-to-all (exposed)", m * layers_per_stage * ep_exposed, moe.comm_fwd.expert_level},
-        {"weight gathers (exposed)", m * layers_per_stage * fsdp_exposed, dense.comm_fwd.weights_level},
-        {"pipeline bubble", bubble, "pipeline"},
-        {"pipeline sends", m * p2p, p2p_level},
-        {"gradient sync (exposed)", step_comm, step_level},
-        {"optimizer step", optimizer_s, plan.offload_optimizer ? "host link" : "memory"},
-    };
-    report.step_time_s = 0;
-    double largest = -1;
-    for (const auto& c : report.components) {
-        report.step_time_s += c.time_s;
-        if (c.time_s > largest) {
-            largest = c.time_s;
-            report.bound = c.bound;
-        }
+    for (const Recompute mode : {Recompute::none, Recompute::selective, Recompute::full}) {
+        const SavedTensors saved = saved_tensors(mode) & ~static_cast<unsigned>(SavedTensor::attention_probs);
+        const SavedTensors d_wide = saved & (static_cast<unsigned>(SavedTensor::layer_input) | static_cast<unsigned>(SavedTensor::attention_norm_output) |
+                                             static_cast<unsigned>(SavedTensor::mlp_norm_input) | static_cast<unsigned>(SavedTensor::mlp_norm_output));
+        const double d_wide_elements = saved_elements_per_token_per_layer(model, s_.seq_len, d_wide);
+        const double other_elements = saved_elements_per_token_per_layer(model, s_.seq_len, saved) - d_wide_elements;
+        l.activation_bytes_per_layer[static_cast<std::size_t>(mode)] =
+            (d_wide_elements * dense_work.local_tokens + other_elements * tokens_per_replica / tp) * 2.0;
+        l.hardware_flops_per_token[static_cast<std::size_t>(mode)] = training_flops_with_recompute(model, s_.seq_len, true, mode);
     }
-    report.tokens_per_step = s_.global_batch_seqs * s_.seq_len;
-    report.tokens_per_s = report.tokens_per_step / report.step_time_s;
-    report.model_flops_per_token = flops_per_token(model, s_.seq_len, true).training();
-    const double chips = d(s_.cluster.chips());
-    report.mfu = report.tokens_per_s * report.model_flops_per_token / (chips * peak(plan.compute));
-    report.hfu = report.tokens_per_s * training_flops_with_recompute(model, s_.seq_len, true, plan.recompute) /
-                 (chips * peak(plan.compute));
-    return report;
+    l.logits_buffer_bytes = tokens_per_replica * vocab_local * 4.0;  // fp32 logits
+    l.hbm_bytes = s_.chip.hbm_bytes;
+    l.hbm_Bps = hbm_Bps();
+    l.host_link_Bps = s_.chip.host_link_Bps;
+    l.tokens_per_step = s_.global_batch_seqs * s_.seq_len;
+    l.chips = d(s_.cluster.chips());
+    l.peak_flops = peak(plan.compute);
+    l.model_flops_per_token = flops_per_token(model, s_.seq_len, true).training();
+    return out;
 }
 
 }  // namespace
@@ -316,6 +235,71 @@ void check_training_plan(const ModelSpec& m, const TrainingPlan& plan) {
         throw InputError("plan", "micro_batch", "the global batch does not split into whole micro-batches");
 }
 
-TrainingReport simulate_training(const TrainingScenario& scenario) { return Simulator(scenario).run(); }
+LayoutCostsReport cost_layout(const TrainingScenario& scenario) { return LayoutCoster(scenario).run(); }
+
+StepKnobs step_knobs(const TrainingPlan& plan) {
+    StepKnobs k;
+    k.microbatches = plan.microbatches;
+    k.schedule = plan.schedule;
+    k.virtual_stages = plan.virtual_stages;
+    k.recompute = plan.recompute;
+    k.zero_stage = plan.zero_stage;
+    k.offload_optimizer = plan.offload_optimizer;
+    k.overlap_data_parallel = plan.overlap_data_parallel;
+    k.overlap_tensor_parallel = plan.overlap_tensor_parallel;
+    return k;
+}
+
+TrainingReport simulate_training(const TrainingScenario& scenario) {
+    check_training_plan(scenario.model, scenario.plan);
+    if (scenario.mesh.size() != scenario.cluster.chips())
+        throw InputError("plan", "axes", "the plan's axes do not multiply to the chip count");
+    LayoutCostsReport layout = cost_layout(scenario);
+    const LayoutCosts& l = layout.costs;
+    const StepKnobs knobs = step_knobs(scenario.plan);
+    StepParts parts{};
+    TrainingReport report;
+    report.step_time_s = estimate_step_time(l, knobs, parts);
+    report.memory = estimate_memory(l, knobs);
+    report.hbm_bytes = l.hbm_bytes;
+    report.fits = report.memory.total_bytes() <= l.hbm_bytes;
+    report.collectives = std::move(layout.collectives);
+
+    const auto part = [&](StepPart p) { return parts[static_cast<std::size_t>(p)]; };
+    const char* optimizer_bound = knobs.offload_optimizer ? "host link" : "memory";
+    report.components = {
+        {"matmuls (incl. output layer)", part(StepPart::matmuls), layout.matmul_bound},
+        {"attention", part(StepPart::attention), "compute"},
+        {"elementwise (norms, activations)", part(StepPart::elementwise), "memory"},
+        {"kernel launches", part(StepPart::launches), "latency"},
+        {"recomputation", part(StepPart::recompute), "compute"},
+        {"tensor-parallel comms (exposed)", part(StepPart::tensor_comm), layout.tensor_level},
+        {"context-parallel comms (exposed)", part(StepPart::context_comm), layout.context_level},
+        {"expert all-to-all (exposed)", part(StepPart::expert_comm), layout.expert_level},
+        {"weight gathers (exposed)", part(StepPart::weight_gathers), layout.weights_level},
+        {"pipeline bubble", part(StepPart::bubble), "pipeline"},
+        {"pipeline sends", part(StepPart::pipeline_sends), layout.send_level},
+        {"gradient sync (exposed)", part(StepPart::gradient_sync), layout.step_level},
+        {"optimizer step", part(StepPart::optimizer), optimizer_bound},
+    };
+    double largest = -1;
+    for (const auto& c : report.components)
+        if (c.time_s > largest) {
+            largest = c.time_s;
+            report.bound = c.bound;
+        }
+    const double per_layer_microbatches = knobs.microbatches * l.layers_per_stage;
+    report.per_layer = {l.matmul_fwd_s + l.attention_fwd_s + l.elementwise_fwd_s + l.launches_fwd_s,
+                        2.0 * l.matmul_fwd_s + 2.5 * l.attention_fwd_s + 2.0 * l.elementwise_fwd_s + 2.0 * l.launches_fwd_s,
+                        part(StepPart::recompute) / per_layer_microbatches,
+                        (part(StepPart::tensor_comm) + part(StepPart::context_comm) + part(StepPart::expert_comm) +
+                         part(StepPart::weight_gathers)) / per_layer_microbatches};
+    report.tokens_per_step = l.tokens_per_step;
+    report.tokens_per_s = l.tokens_per_step / report.step_time_s;
+    report.model_flops_per_token = l.model_flops_per_token;
+    report.mfu = report.tokens_per_s * l.model_flops_per_token / (l.chips * l.peak_flops);
+    report.hfu = report.tokens_per_s * l.hardware_flops_per_token[static_cast<std::size_t>(knobs.recompute)] / (l.chips * l.peak_flops);
+    return report;
+}
 
 }  // namespace ridgeline

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "collective/collective.hpp"
+#include "engine/step_model.hpp"
 #include "hardware/chip.hpp"
 #include "mesh/mesh.hpp"
 #include "model/transformer_math.hpp"
@@ -16,8 +17,6 @@ namespace ridgeline {
 
 // A chip's efficiencies with the GEMM-shape dependence: fraction of peak at [m, k] x [k, n].
 [[nodiscard]] double matmul_efficiency(const ChipEfficiency& efficiency, Dtype dtype, double m, double k, double n);
-
-enum class PipelineSchedule { gpipe, one_f_one_b, interleaved };
 
 struct TrainingPlan {
     AxisSizes axes;                     // data, fsdp, tensor, pipeline, context, expert ... sizes
@@ -52,17 +51,6 @@ struct StepComponent {
     std::string bound;  // compute, memory, or the network level
 };
 
-struct MemoryBreakdown {
-    double parameters_bytes = 0;
-    double gradients_bytes = 0;
-    double optimizer_bytes = 0;
-    double activations_bytes = 0;
-    double buffers_bytes = 0;
-    [[nodiscard]] double total_bytes() const {
-        return parameters_bytes + gradients_bytes + optimizer_bytes + activations_bytes + buffers_bytes;
-    }
-};
-
 // One average layer on the slowest stage, for one micro-batch.
 struct LayerBreakdown {
     double forward_s = 0;        // compute
@@ -92,7 +80,20 @@ struct TrainingReport {
 // experts, or the batch into micro-batches.
 void check_training_plan(const ModelSpec& model, const TrainingPlan& plan);
 
-// InputError (naming the plan field) when the plan does not divide the model or the batch.
+// The first stage of the step model: the costs the scenario's layout fixes, with the names of
+// what bounds each (for reports).
+struct LayoutCostsReport {
+    LayoutCosts costs;
+    std::vector<DerivedCollective> collectives;
+    std::string matmul_bound, tensor_level, context_level, expert_level, weights_level, send_level, step_level;
+};
+[[nodiscard]] LayoutCostsReport cost_layout(const TrainingScenario& scenario);
+
+// The knobs of the scenario's plan that the second stage takes.
+[[nodiscard]] StepKnobs step_knobs(const TrainingPlan& plan);
+
+// Both stages, with the report's names and shares. InputError (naming the plan field) when the
+// plan does not divide the model or the batch.
 [[nodiscard]] TrainingReport simulate_training(const TrainingScenario& scenario);
 
 }  // namespace ridgeline

@@ -1,0 +1,95 @@
+#include "engine/step_model.hpp"
+
+#include <algorithm>
+
+namespace ridgeline {
+
+namespace {
+
+std::size_t index(Recompute mode) { return static_cast<std::size_t>(mode); }
+std::size_t index(StepPart part) { return static_cast<std::size_t>(part); }
+
+double exposed(double comm_s, double cover_s, bool overlapped) {
+    return overlapped ? std::max(0.0, comm_s - cover_s) : comm_s;
+}
+
+// Micro-batches whose activations a pipeline rank holds at once.
+double in_flight_microbatches(const LayoutCosts& l, const StepKnobs& k) {
+    const double pp = l.pipeline_size;
+    switch (k.schedule) {
+        case PipelineSchedule::gpipe: return k.microbatches;
+        case PipelineSchedule::one_f_one_b: return std::min(k.microbatches, pp);
+        case PipelineSchedule::interleaved: return std::min(k.microbatches, pp) * (1.0 + (pp - 1.0) / (pp * k.virtual_stages));
+    }
+    return k.microbatches;
+}
+
+double optimizer_shards(const LayoutCosts& l, const StepKnobs& k) { return k.zero_stage >= 1 ? l.optimizer_shard_size : 1.0; }
+
+}  // namespace
+
+MemoryBreakdown estimate_memory(const LayoutCosts& l, const StepKnobs& k) {
+    MemoryBreakdown m;
+    const double gradient_shards = k.zero_stage >= 2 ? l.optimizer_shard_size : 1.0;
+    m.parameters_bytes = l.local_params * 2.0;
+    m.gradients_bytes = l.local_params * 4.0 / gradient_shards;  // fp32 accumulation
+    m.optimizer_bytes = k.offload_optimizer ? 0.0 : l.local_params * 12.0 / optimizer_shards(l, k);  // master + 2 moments
+    m.activations_bytes = l.activation_bytes_per_layer[index(k.recompute)] * l.layers_per_stage * in_flight_microbatches(l, k);
+    m.buffers_bytes = l.logits_buffer_bytes +
+                      (l.fsdp_size > 1 ? 2.0 * l.layer_weight_elements * l.fsdp_size * 2.0 : 0.0);  // two gathered layers in flight
+    return m;
+}
+
+double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& parts) {
+    const double compute_fwd = l.matmul_fwd_s + l.attention_fwd_s + l.elementwise_fwd_s + l.launches_fwd_s;
+    // Backward: two GEMMs per matmul, attention ~2.5x (it recomputes the probabilities).
+    const double matmul_bwd = 2.0 * l.matmul_fwd_s, attention_bwd = 2.5 * l.attention_fwd_s;
+    const double compute_bwd = matmul_bwd + attention_bwd + 2.0 * l.elementwise_fwd_s + 2.0 * l.launches_fwd_s;
+    double recompute = 0;
+    if (k.recompute == Recompute::full) recompute = compute_fwd;
+    if (k.recompute == Recompute::selective) recompute = l.attention_fwd_s + l.elementwise_fwd_s;
+
+    // Exposed communication per layer and micro-batch: tensor-parallel collectives sit on the
+    // critical path unless overlapped with the GEMMs they feed; ring attention hides under the
+    // attention core; weight gathers are prefetched under the layer's compute.
+    const double tp_exposed = exposed(l.tensor_comm_fwd_s, l.matmul_fwd_s, k.overlap_tensor_parallel) +
+                              exposed(l.tensor_comm_bwd_s, matmul_bwd, k.overlap_tensor_parallel);
+    const double cp_exposed = exposed(l.context_comm_fwd_s, l.attention_fwd_s, true) + exposed(l.context_comm_bwd_s, attention_bwd, true);
+    const double fsdp_exposed = exposed(l.weight_comm_fwd_s, compute_fwd, k.overlap_data_parallel) +
+                                exposed(l.weight_comm_bwd_s, compute_bwd, k.overlap_data_parallel);
+
+    const double layers = l.layers_per_stage;
+    const double stage_fwd = layers * compute_fwd;
+    const double stage_bwd = layers * (compute_bwd + recompute);
+    const double stage_comm = layers * (tp_exposed + cp_exposed + l.expert_comm_s + fsdp_exposed);
+    const double per_microbatch = stage_fwd + stage_bwd + stage_comm + l.logits_s;
+    const double bubble_chunks = k.schedule == PipelineSchedule::interleaved ? (l.pipeline_size - 1.0) / k.virtual_stages
+                                                                             : l.pipeline_size - 1.0;
+
+    // Once per step: gradient reduction under the last backward pass, weight gathers under the next forward.
+    const double step_comm = exposed(layers * l.gradient_comm_s, stage_bwd, k.overlap_data_parallel) +
+                             exposed(layers * l.gather_comm_s, stage_fwd, k.overlap_data_parallel);
+    // Optimizer: Adam streams the local master weights, gradients and moments through HBM once.
+    const double optimizer_params = l.local_params / optimizer_shards(l, k);
+    const double optimizer_s = k.offload_optimizer ? optimizer_params * 16.0 / l.host_link_Bps : optimizer_params * 30.0 / l.hbm_Bps;
+
+    const double m = k.microbatches;
+    parts[index(StepPart::matmuls)] = m * layers * (l.matmul_fwd_s + matmul_bwd) + m * l.logits_s;
+    parts[index(StepPart::attention)] = m * layers * (l.attention_fwd_s + attention_bwd);
+    parts[index(StepPart::elementwise)] = m * layers * 3.0 * l.elementwise_fwd_s;
+    parts[index(StepPart::launches)] = m * layers * 3.0 * l.launches_fwd_s;
+    parts[index(StepPart::recompute)] = m * layers * recompute;
+    parts[index(StepPart::tensor_comm)] = m * layers * tp_exposed;
+    parts[index(StepPart::context_comm)] = m * layers * cp_exposed;
+    parts[index(StepPart::expert_comm)] = m * layers * l.expert_comm_s;
+    parts[index(StepPart::weight_gathers)] = m * layers * fsdp_exposed;
+    parts[index(StepPart::bubble)] = bubble_chunks * per_microbatch;
+    parts[index(StepPart::pipeline_sends)] = m * l.pipeline_send_s;
+    parts[index(StepPart::gradient_sync)] = step_comm;
+    parts[index(StepPart::optimizer)] = optimizer_s;
+    double step_s = 0;
+    for (const double part_s : parts) step_s += part_s;
+    return step_s;
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,83 @@
+#pragma once
+// The training step in two stages. `LayoutCosts` holds what a plan's layout fixes — its axes,
+// their placement, the strategy and the micro-batch size: per-layer times of one micro-batch,
+// communication, weights and activations. `StepKnobs` are the rest of a plan (micro-batches per
+// step, pipeline schedule, recomputation, ZeRO stage, offload, overlap), and the two functions
+// below turn a layout and knobs into memory and time with arithmetic alone: no allocation, no
+// strings, so that the parallelism search can afford millions of them.
+#include <array>
+#include <cstddef>
+
+#include "model/transformer_math.hpp"
+
+namespace ridgeline {
+
+enum class PipelineSchedule { gpipe, one_f_one_b, interleaved };
+
+struct LayoutCosts {
+    // One average layer on the slowest stage, one micro-batch, forward unless named.
+    double matmul_fwd_s = 0, attention_fwd_s = 0, elementwise_fwd_s = 0, launches_fwd_s = 0;
+    double tensor_comm_fwd_s = 0, tensor_comm_bwd_s = 0;
+    double context_comm_fwd_s = 0, context_comm_bwd_s = 0;
+    double expert_comm_s = 0;  // forward and backward, never hidden
+    double weight_comm_fwd_s = 0, weight_comm_bwd_s = 0;
+    double gradient_comm_s = 0, gather_comm_s = 0;  // once per step, per layer
+    double logits_s = 0;                             // output layer, forward and backward
+    double pipeline_send_s = 0;                      // per micro-batch, forward and back
+    double layers_per_stage = 1;
+    double pipeline_size = 1;
+    // Memory.
+    double local_params = 0;          // elements: the stage's layers and embeddings
+    double layer_weight_elements = 0;  // one average layer, local
+    double fsdp_size = 1;
+    double optimizer_shard_size = 1;   // data-parallel axes (not fsdp) that ZeRO-1/2 shard over
+    std::array<double, 3> activation_bytes_per_layer{};  // by Recompute
+    double logits_buffer_bytes = 0;
+    double hbm_bytes = 0;
+    // Rates.
+    double hbm_Bps = 1;
+    double host_link_Bps = 1;
+    // Throughput accounting.
+    double tokens_per_step = 0;
+    double chips = 1;
+    double peak_flops = 1;
+    double model_flops_per_token = 0;
+    std::array<double, 3> hardware_flops_per_token{};  // by Recompute
+};
+
+struct StepKnobs {
+    double microbatches = 1;
+    PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+    double virtual_stages = 1;
+    Recompute recompute = Recompute::none;
+    int zero_stage = 0;
+    bool offload_optimizer = false;
+    bool overlap_data_parallel = true;
+    bool overlap_tensor_parallel = false;
+};
+
+// The parts of a step, in the order reports list them; they sum to the step time.
+enum class StepPart {
+    matmuls, attention, elementwise, launches, recompute, tensor_comm, context_comm, expert_comm,
+    weight_gathers, bubble, pipeline_sends, gradient_sync, optimizer
+};
+inline constexpr std::size_t kStepParts = 13;
+using StepParts = std::array<double, kStepParts>;
+
+struct MemoryBreakdown {
+    double parameters_bytes = 0;
+    double gradients_bytes = 0;
+    double optimizer_bytes = 0;
+    double activations_bytes = 0;
+    double buffers_bytes = 0;
+    [[nodiscard]] double total_bytes() const {
+        return parameters_bytes + gradients_bytes + optimizer_bytes + activations_bytes + buffers_bytes;
+    }
+};
+
+[[nodiscard]] MemoryBreakdown estimate_memory(const LayoutCosts& layout, const StepKnobs& knobs);
+
+// The step time; `parts` receives its split.
+double estimate_step_time(const LayoutCosts& layout, const StepKnobs& knobs, StepParts& parts);
+
+}  // namespace ridgeline
