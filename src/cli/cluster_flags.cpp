@@ -1,6 +1,5 @@
 #include "cli/cluster_flags.hpp"
 
-#include <sstream>
 
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
@@ -41,11 +40,7 @@ ResolvedCluster resolve_cluster(const ClusterFlags& flags, const GlobalOptions& 
         if (!flags.placement.empty()) throw InputError("--placement", "", "give --mesh to place");
         resolved.mesh = physical_mesh(resolved.cluster);
     } else {
-        std::vector<std::string> order;
-        std::stringstream stream(flags.placement);
-        std::string name;
-        while (std::getline(stream, name, ',')) order.push_back(name);
-        resolved.mesh = place_mesh(resolved.cluster, parse_mesh(flags.mesh, "--mesh"), order);
+        resolved.mesh = place_mesh(resolved.cluster, parse_mesh(flags.mesh, "--mesh"), io::split_list(flags.placement));
     }
     return resolved;
 }

@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
+#include "io/quantity_text.hpp"
 #include "model/model_catalog.hpp"
 #include "report/reports.hpp"
 #include "scenario/scenario_file.hpp"
@@ -18,7 +19,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         PlanSpec plan;
         std::string recompute = "none", schedule = "1f1b", precision = "bf16";
         bool no_overlap = false, json = false;
-        std::string scenario, topology;
+        std::string scenario, topology, placement;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = app.add_subcommand("train", "step time, MFU, memory per chip and the bound of each part of a training step");
@@ -50,6 +51,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_flag("--tp-overlap", f->plan.tp_overlap, "overlap tensor-parallel collectives with GEMMs");
     c->add_flag("--no-overlap", f->no_overlap, "do not overlap data-parallel communication with compute");
     c->add_option("--train-tokens", f->train_tokens, "also report time and cost to train this many tokens")->check(CLI::Range(1.0, 1e16));
+    c->add_option("--placement", f->placement, "plan axes innermost first, e.g. tensor,data,pipeline (default: most communication-hungry innermost)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.train/1)");
     c->callback([f, c, &options] {
         const auto given = [c](const char* flag) { return c->count(flag) > 0; };
@@ -99,6 +101,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         if (given("--offload-optimizer")) p.offload_optimizer = true;
         if (given("--tp-overlap")) p.tp_overlap = true;
         if (given("--no-overlap")) p.overlap = false;
+        if (given("--placement")) p.placement = io::split_list(f->placement);
         if (given("--global-batch-seqs")) setup.global_batch_seqs = f->global_batch_seqs;
         else if (given("--global-batch-tokens")) setup.global_batch_seqs = f->global_batch_tokens / setup.seq_len;
         else if (f->scenario.empty()) setup.global_batch_seqs = static_cast<double>(setup.chips);  // one sequence per chip

@@ -54,4 +54,12 @@ double parse_bytes(const std::string& text, const std::string& flag) {
     throw InputError(flag, "", "expected a positive size such as 1GiB, 512MB or 4e9, found \"" + text + "\"");
 }
 
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> items;
+    std::stringstream stream(text);
+    std::string item;
+    while (std::getline(stream, item, ',')) items.push_back(item);
+    return items;
+}
+
 }  // namespace ridgeline::io

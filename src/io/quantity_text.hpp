@@ -17,4 +17,7 @@ namespace ridgeline::io {
 // InputError naming `flag` for anything else, a negative or a non-finite value.
 [[nodiscard]] double parse_bytes(const std::string& text, const std::string& flag);
 
+// "tensor,data" -> {"tensor", "data"}.
+[[nodiscard]] std::vector<std::string> split_list(const std::string& text);
+
 }  // namespace ridgeline::io

@@ -1,5 +1,6 @@
 #include "scenario/training_setup.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -23,36 +24,45 @@ std::optional<PipelineSchedule> parse_schedule(const std::string& text) {
 
 namespace {
 
-std::string auto_strategy(const PlanSpec& p) {
+std::string text(std::int64_t value) { return std::to_string(value); }
+
+}  // namespace
+
+std::string default_strategy_name(const PlanSpec& p) {
     if (p.fsdp > 1 && p.tp == 1 && p.pp == 1 && p.cp == 1 && p.ep == 1) return "fsdp";
     if (p.fsdp > 1 && p.pp == 1 && p.cp == 1 && p.ep == 1) return "fsdp-tp";
     const std::string base = p.sequence_parallel ? "megatron-3d-sp" : "megatron-3d";
     return p.ep > 1 && p.etp == 1 && p.tp > 1 ? base + "-etp1" : base;
 }
 
-std::string text(std::int64_t value) { return std::to_string(value); }
+void apply_zero_stage(Strategy& strategy, int zero_stage) {
+    if (zero_stage < 1) strategy.optimizer_shard_axes.clear();
+    if (zero_stage < 2) strategy.gradient_shard_axes.clear();
+}
 
-}  // namespace
+Mesh place_plan(const Cluster& cluster, const TrainingPlan& plan, const std::vector<std::string>& placement) {
+    std::vector<MeshAxis> axes;
+    for (const auto& [name, size] : plan.axes) axes.push_back({name, size});
+    if (placement.empty()) return place_mesh(cluster, axes, {});
+    // The order names the axes that matter; those of size 1 go outermost, where they change nothing.
+    std::vector<std::string> order = placement;
+    for (const auto& axis : axes)
+        if (std::find(order.begin(), order.end(), axis.name) == order.end()) order.push_back(axis.name);
+    return place_mesh(cluster, axes, order);
+}
 
-TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::filesystem::path& data_dir,
-                                         const std::string& origin) {
-    const PlanSpec& p = setup.plan;
-    TrainingScenario scenario;
-    scenario.model = setup.model;
-    scenario.chip = setup.hardware.chip;
-    scenario.seq_len = setup.seq_len;
-    scenario.global_batch_seqs = setup.global_batch_seqs;
-
+TrainingPlan make_training_plan(const PlanSpec& p, std::int64_t chips, double global_batch_seqs, const ModelSpec& model,
+                                const ChipSpec& chip, const std::string& origin) {
     const std::int64_t model_parallel = p.tp * p.pp * p.cp;
     std::int64_t dp = p.dp;
     if (dp == 0) {
-        if (setup.chips % model_parallel != 0)
-            throw InputError(origin, "tp", "tp x pp x cp = " + text(model_parallel) + " does not divide " + text(setup.chips) + " chips");
-        dp = setup.chips / model_parallel;
+        if (chips % model_parallel != 0)
+            throw InputError(origin, "tp", "tp x pp x cp = " + text(model_parallel) + " does not divide " + text(chips) + " chips");
+        dp = chips / model_parallel;
     }
-    if (dp * model_parallel != setup.chips)
+    if (dp * model_parallel != chips)
         throw InputError(origin, "dp", "dp x tp x pp x cp = " + text(dp * model_parallel) + " but there are " +
-                                           text(setup.chips) + " chips");
+                                           text(chips) + " chips");
     if (dp % p.fsdp != 0) throw InputError(origin, "fsdp", "fsdp " + text(p.fsdp) + " does not divide dp " + text(dp));
     if ((dp / p.fsdp) % p.ep != 0)
         throw InputError(origin, "ep", "ep " + text(p.ep) + " does not divide the " + text(dp / p.fsdp) +
@@ -61,7 +71,7 @@ TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::
         throw InputError(origin, "etp", "expert tensor parallelism must be 1 or equal to tp (" + text(p.tp) + ")");
     if (p.vpp > 1 && p.pp == 1) throw InputError(origin, "vpp", "virtual stages need pipeline parallelism (pp > 1)");
 
-    TrainingPlan& plan = scenario.plan;
+    TrainingPlan plan;
     plan.axes = {{"data", dp / p.fsdp / p.ep}, {"fsdp", p.fsdp}, {"expert", p.ep},
                  {"tensor", p.tp},             {"context", p.cp}, {"pipeline", p.pp}};
     plan.virtual_stages = static_cast<double>(p.vpp);
@@ -75,13 +85,13 @@ TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::
     plan.compute = p.precision;
     plan.overlap_data_parallel = p.overlap;
     plan.overlap_tensor_parallel = p.tp_overlap;
-    if (!scenario.chip.supports(p.precision))
-        throw InputError(origin, "precision", scenario.chip.name + " has no " + std::string(dtype_name(p.precision)) + " arithmetic");
+    if (!chip.supports(p.precision))
+        throw InputError(origin, "precision", chip.name + " has no " + std::string(dtype_name(p.precision)) + " arithmetic");
 
     // Batch: global = micro-batch x dp x micro-batches per step.
-    const double per_replica = setup.global_batch_seqs / static_cast<double>(dp);
-    if (per_replica < 1 || std::fmod(setup.global_batch_seqs, static_cast<double>(dp)) != 0.0)
-        throw InputError(origin, "global_batch", "a global batch of " + text(static_cast<std::int64_t>(setup.global_batch_seqs)) +
+    const double per_replica = global_batch_seqs / static_cast<double>(dp);
+    if (per_replica < 1 || std::fmod(global_batch_seqs, static_cast<double>(dp)) != 0.0)
+        throw InputError(origin, "global_batch", "a global batch of " + text(static_cast<std::int64_t>(global_batch_seqs)) +
                                                      " sequences does not split over " + text(dp) + " data-parallel replicas");
     plan.micro_batch_seqs = p.micro_batch_seqs > 0 ? p.micro_batch_seqs : (p.pp > 1 ? 1.0 : per_replica);
     if (std::fmod(per_replica, plan.micro_batch_seqs) != 0.0)
@@ -89,12 +99,21 @@ TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::
                                                     " sequences do not divide the " + text(static_cast<std::int64_t>(per_replica)) +
                                                     " sequences of each replica");
     plan.microbatches = per_replica / plan.micro_batch_seqs;
+    check_training_plan(model, plan);  // before the mesh, so the error names the model's field
+    return plan;
+}
 
-    scenario.strategy = resolve_strategy(p.strategy.empty() ? auto_strategy(p) : p.strategy, data_dir);
-    // The ZeRO stage decides whether the strategy's data-parallel axes shard optimizer state and gradients.
-    if (plan.zero_stage < 1) scenario.strategy.optimizer_shard_axes.clear();
-    if (plan.zero_stage < 2) scenario.strategy.gradient_shard_axes.clear();
-    check_training_plan(scenario.model, plan);  // before the mesh, so the error names the model's field
+TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::filesystem::path& data_dir,
+                                         const std::string& origin) {
+    const PlanSpec& p = setup.plan;
+    TrainingScenario scenario;
+    scenario.model = setup.model;
+    scenario.chip = setup.hardware.chip;
+    scenario.seq_len = setup.seq_len;
+    scenario.global_batch_seqs = setup.global_batch_seqs;
+    scenario.plan = make_training_plan(p, setup.chips, setup.global_batch_seqs, setup.model, setup.hardware.chip, origin);
+    scenario.strategy = resolve_strategy(p.strategy.empty() ? default_strategy_name(p) : p.strategy, data_dir);
+    apply_zero_stage(scenario.strategy, scenario.plan.zero_stage);
     if (setup.cluster) {
         if (setup.cluster->chips() != setup.chips)
             throw InputError(origin, "chips", text(setup.chips) + " chips but the topology has " + text(setup.cluster->chips()));
@@ -105,9 +124,7 @@ TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::
         shape.domains = setup.domains;
         scenario.cluster = build_cluster(setup.hardware, shape);
     }
-    std::vector<MeshAxis> axes;
-    for (const auto& [name, size] : plan.axes) axes.push_back({name, size});
-    scenario.mesh = place_mesh(scenario.cluster, axes, {});
+    scenario.mesh = place_plan(scenario.cluster, scenario.plan, p.placement);
     return scenario;
 }
 

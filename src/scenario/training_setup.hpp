@@ -28,6 +28,7 @@ struct PlanSpec {
     bool overlap = true;
     bool tp_overlap = false;
     bool offload_optimizer = false;
+    std::vector<std::string> placement;  // mesh axes innermost first (empty: hungriest innermost)
 };
 
 struct TrainingSetup {
@@ -40,6 +41,20 @@ struct TrainingSetup {
     double global_batch_seqs = 0;
     PlanSpec plan;
 };
+
+// The plan's axes, batch split and knobs, checked against the chips, batch, model and chip.
+// `origin` names the flag set or file in errors (field names follow PlanSpec).
+[[nodiscard]] TrainingPlan make_training_plan(const PlanSpec& spec, std::int64_t chips, double global_batch_seqs,
+                                              const ModelSpec& model, const ChipSpec& chip, const std::string& origin);
+
+// The strategy a plan gets when it names none.
+[[nodiscard]] std::string default_strategy_name(const PlanSpec& spec);
+
+// ZeRO below 1 or 2 keeps optimizer state or gradients whole on every data-parallel rank.
+void apply_zero_stage(Strategy& strategy, int zero_stage);
+
+// The plan's axes laid on the cluster (in `placement` order when given).
+[[nodiscard]] Mesh place_plan(const Cluster& cluster, const TrainingPlan& plan, const std::vector<std::string>& placement);
 
 // `origin` names the flag set or file in errors (field names follow PlanSpec).
 [[nodiscard]] TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::filesystem::path& data_dir,
