@@ -19,5 +19,7 @@ void add_topology_command(CLI::App& app, const GlobalOptions& options);
 void add_collective_command(CLI::App& app, const GlobalOptions& options);
 void add_train_command(CLI::App& app, const GlobalOptions& options);
 void add_validate_command(CLI::App& app, const GlobalOptions& options);
+// Under `search`: the parent command holds one subcommand per kind of job.
+void add_search_train_command(CLI::App& search, const GlobalOptions& options);
 
 }  // namespace ridgeline::cli

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "collective/collective_memo.hpp"
 #include "core/error.hpp"
 
 namespace ridgeline {
@@ -40,9 +41,9 @@ struct LayerTime {
 
 class LayoutCoster {
 public:
-    explicit LayoutCoster(const TrainingScenario& s) : s_(s) {}
+    LayoutCoster(const TrainingScenario& s, CollectiveMemo* memo) : s_(s), memo_(memo) {}
 
-    LayoutCostsReport run() const;
+    LayoutCostsReport run(const LayoutWork& work) const;
 
 private:
     double peak(Dtype dtype) const { return s_.chip.peak_flops(dtype); }
@@ -52,14 +53,28 @@ private:
         return it == s_.plan.axes.end() ? 1.0 : d(it->second);
     }
 
-    CollectiveCost cost(const DerivedCollective& c) const {
-        const auto group = group_footprint(s_.mesh, c.axes, "plan");
-        return collective_cost(s_.cluster, group, c.kind, c.bytes / s_.chip.efficiency.collective);
+    // The reference lives until the next call.
+    const CollectiveCost& cost(const DerivedCollective& c) const {
+        const std::vector<GroupDim>& group = footprint(c.axes);
+        const double bytes = c.bytes / s_.chip.efficiency.collective;
+        if (memo_ != nullptr) return memo_->cost(s_.cluster, group, c.kind, bytes);
+        scratch_ = collective_cost(s_.cluster, group, c.kind, bytes);
+        return scratch_;
+    }
+    // A layer's collectives run over a few axis groups; each footprint is worked out once.
+    const std::vector<GroupDim>& footprint(const AxisList& axes) const {
+        for (const auto& [known, group] : footprints_)
+            if (known == axes) return group;
+        footprints_.emplace_back(axes, group_footprint(s_.mesh, axes, "plan"));
+        return footprints_.back().second;
     }
 
     LayerTime time_layer(const LayerWork& work) const;
 
     const TrainingScenario& s_;
+    CollectiveMemo* memo_;
+    mutable CollectiveCost scratch_;
+    mutable std::vector<std::pair<AxisList, std::vector<GroupDim>>> footprints_;
 };
 
 void add_comm(double& total, std::string& level, const CollectiveCost& cost) {
@@ -94,7 +109,7 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
     t.launches_fwd = kernels * e.kernel_overhead_s;
 
     for (const DerivedCollective& c : work.collectives) {
-        const CollectiveCost cc = cost(c);
+        const CollectiveCost& cc = cost(c);
         if (c.phase == CommPhase::per_step) {
             (c.kind == CollectiveKind::all_gather ? t.per_step.weight_gathers : t.per_step.gradients) += cc.time_s();
             if (!cc.bottleneck.empty()) t.per_step.level = cc.bottleneck;
@@ -111,14 +126,11 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
     return t;
 }
 
-LayoutCostsReport LayoutCoster::run() const {
+LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     const ModelSpec& model = s_.model;
     const TrainingPlan& plan = s_.plan;
     LayoutCostsReport out;
     LayoutCosts& l = out.costs;
-    MicroBatch workload;
-    workload.micro_batch_seqs = plan.micro_batch_seqs;
-    workload.seq_len = s_.seq_len;
 
     const double pp = axis(plan.pipeline_axis), tp = axis("tensor"), cp = axis("context");
     l.pipeline_size = pp;
@@ -127,9 +139,8 @@ LayoutCostsReport LayoutCoster::run() const {
                                                    : d(*std::max_element(plan.stage_layers.begin(), plan.stage_layers.end()));
     const double moe_fraction = model.moe ? d(model.moe_layers()) / d(model.n_layers) : 0.0;
 
-    const LayerWork dense_work = derive_layer_work(model, s_.strategy, plan.axes, workload, false);
-    const LayerWork moe_work = model.moe ? derive_layer_work(model, s_.strategy, plan.axes, workload, true) : dense_work;
-    out.collectives = (model.moe ? moe_work : dense_work).collectives;
+    const LayerWork& dense_work = work.dense;
+    const LayerWork& moe_work = work.moe;
     const LayerTime dense = time_layer(dense_work);
     const LayerTime moe = time_layer(moe_work);
     const auto mix = [&](auto field) { return (1.0 - moe_fraction) * field(dense) + moe_fraction * field(moe); };
@@ -166,7 +177,7 @@ LayoutCostsReport LayoutCoster::run() const {
     if (pp > 1) {
         DerivedCollective send{"pipeline send", CollectiveKind::permute, {plan.pipeline_axis},
                                dense_work.local_tokens * d(model.d_model) * 2.0, CommPhase::forward, CommRole::activations};
-        const CollectiveCost cc = cost(send);
+        const CollectiveCost& cc = cost(send);
         l.pipeline_send_s = 2.0 * cc.time_s();
         out.send_level = cc.bottleneck;
     }
@@ -235,7 +246,21 @@ void check_training_plan(const ModelSpec& m, const TrainingPlan& plan) {
         throw InputError("plan", "micro_batch", "the global batch does not split into whole micro-batches");
 }
 
-LayoutCostsReport cost_layout(const TrainingScenario& scenario) { return LayoutCoster(scenario).run(); }
+LayoutWork derive_layout_work(const TrainingScenario& s) {
+    MicroBatch workload;
+    workload.micro_batch_seqs = s.plan.micro_batch_seqs;
+    workload.seq_len = s.seq_len;
+    LayoutWork work;
+    work.dense = derive_layer_work(s.model, s.strategy, s.plan.axes, workload, false);
+    work.moe = s.model.moe ? derive_layer_work(s.model, s.strategy, s.plan.axes, workload, true) : work.dense;
+    return work;
+}
+
+LayoutCostsReport cost_layout(const TrainingScenario& scenario, const LayoutWork& work, CollectiveMemo* memo) {
+    return LayoutCoster(scenario, memo).run(work);
+}
+
+
 
 StepKnobs step_knobs(const TrainingPlan& plan) {
     StepKnobs k;
@@ -254,7 +279,8 @@ TrainingReport simulate_training(const TrainingScenario& scenario) {
     check_training_plan(scenario.model, scenario.plan);
     if (scenario.mesh.size() != scenario.cluster.chips())
         throw InputError("plan", "axes", "the plan's axes do not multiply to the chip count");
-    LayoutCostsReport layout = cost_layout(scenario);
+    const LayoutWork work = derive_layout_work(scenario);
+    const LayoutCostsReport layout = cost_layout(scenario, work, nullptr);
     const LayoutCosts& l = layout.costs;
     const StepKnobs knobs = step_knobs(scenario.plan);
     StepParts parts{};
@@ -263,7 +289,7 @@ TrainingReport simulate_training(const TrainingScenario& scenario) {
     report.memory = estimate_memory(l, knobs);
     report.hbm_bytes = l.hbm_bytes;
     report.fits = report.memory.total_bytes() <= l.hbm_bytes;
-    report.collectives = std::move(layout.collectives);
+    report.collectives = (scenario.model.moe ? work.moe : work.dense).collectives;
 
     const auto part = [&](StepPart p) { return parts[static_cast<std::size_t>(p)]; };
     const char* optimizer_bound = knobs.offload_optimizer ? "host link" : "memory";

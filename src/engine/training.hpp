@@ -80,14 +80,22 @@ struct TrainingReport {
 // experts, or the batch into micro-batches.
 void check_training_plan(const ModelSpec& model, const TrainingPlan& plan);
 
-// The first stage of the step model: the costs the scenario's layout fixes, with the names of
-// what bounds each (for reports).
+// The first stage of the step model, in two parts so that a search can place the same work many
+// ways: what one device computes and sends for the plan's axes, strategy and micro-batch
+// (independent of the placement), then what that costs on the scenario's mesh.
+struct LayoutWork {
+    LayerWork dense, moe;  // moe: the model's expert layers (a copy of dense for dense models)
+};
+[[nodiscard]] LayoutWork derive_layout_work(const TrainingScenario& scenario);
+
+// The costs, with the names of what bounds each (for reports).
 struct LayoutCostsReport {
     LayoutCosts costs;
-    std::vector<DerivedCollective> collectives;
     std::string matmul_bound, tensor_level, context_level, expert_level, weights_level, send_level, step_level;
 };
-[[nodiscard]] LayoutCostsReport cost_layout(const TrainingScenario& scenario);
+class CollectiveMemo;
+// `memo` (may be null) remembers collective costs across calls on the same cluster.
+[[nodiscard]] LayoutCostsReport cost_layout(const TrainingScenario& scenario, const LayoutWork& work, CollectiveMemo* memo);
 
 // The knobs of the scenario's plan that the second stage takes.
 [[nodiscard]] StepKnobs step_knobs(const TrainingPlan& plan);

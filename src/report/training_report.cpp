@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "report/json_documents.hpp"
 #include "report/reports.hpp"
 #include "report/table.hpp"
 
@@ -57,7 +58,7 @@ std::string training_table(const TrainingScenario& s, const TrainingReport& r, d
     return text + memory.render();
 }
 
-std::string training_json(const TrainingScenario& s, const TrainingReport& r, double train_tokens) {
+nlohmann::json training_document(const TrainingScenario& s, const TrainingReport& r, double train_tokens) {
     nlohmann::json doc;
     doc["schema"] = "ridgeline.train/1";
     doc["model"] = s.model.name;
@@ -101,7 +102,11 @@ std::string training_json(const TrainingScenario& s, const TrainingReport& r, do
             doc["cost_usd"] = r.time_to_train_s(train_tokens) / 3600.0 * static_cast<double>(s.cluster.chips()) *
                               *s.chip.price_usd_per_chip_hour;
     }
-    return doc.dump(2);
+    return doc;
+}
+
+std::string training_json(const TrainingScenario& s, const TrainingReport& r, double train_tokens) {
+    return training_document(s, r, train_tokens).dump(2);
 }
 
 }  // namespace ridgeline::report

@@ -1,0 +1,233 @@
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "hardware/catalog.hpp"
+#include "io/quantity_text.hpp"
+#include "model/model_catalog.hpp"
+#include "report/search_reports.hpp"
+#include "sharding/strategy_file.hpp"
+#include "topology/topology_file.hpp"
+
+namespace ridgeline::cli {
+
+namespace {
+
+struct Flags {
+    std::string model = "llama3-70b", hardware = "tpu-v5p", chips, topology, objective = "time";
+    std::int64_t nodes = 0;
+    double seq_len = 8192, global_batch_tokens = 0, global_batch_seqs = 0, train_tokens = 1e12;
+    std::size_t top = 5;
+    unsigned threads = 0;
+    bool json = false;
+    // Fixed knobs (searched when not given).
+    std::int64_t dp = 0, tp = 0, pp = 0, cp = 0, ep = 0, fsdp = 0, etp = 0, vpp = 0;
+    int zero = 0;
+    double micro_batch = 0;
+    std::string recompute, schedule, precision = "bf16", strategy, placement, sp, offload, overlap, tp_overlap;
+};
+
+// "512" or "256..8192" (every power of two in between, ends included).
+std::vector<std::int64_t> chip_counts(const std::string& text) {
+    const auto dots = text.find("..");
+    const auto count = [&](const std::string& part) {
+        const auto value = io::parse_positive_whole(part, 10'000'000);
+        if (!value) throw InputError("--chips", "", "expected a chip count or a range such as 256..8192, found \"" + text + "\"");
+        return *value;
+    };
+    if (dots == std::string::npos) return {count(text)};
+    const std::int64_t low = count(text.substr(0, dots)), high = count(text.substr(dots + 2));
+    if (low > high) throw InputError("--chips", "", "the range " + text + " runs backwards");
+    std::vector<std::int64_t> counts;
+    for (std::int64_t c = 1; c <= high; c *= 2)
+        if (c >= low) counts.push_back(c);
+    if (counts.empty() || counts.front() != low) counts.insert(counts.begin(), low);
+    if (counts.back() != high) counts.push_back(high);
+    return counts;
+}
+
+std::optional<bool> on_off(const std::string& text, const char* flag) {
+    if (text.empty()) return std::nullopt;
+    if (text == "on") return true;
+    if (text == "off") return false;
+    throw InputError(flag, "", "expected on or off, found \"" + text + "\"");
+}
+
+template <typename T>
+std::optional<T> given_value(const CLI::App* c, const char* flag, T value) {
+    return c->count(flag) > 0 ? std::optional<T>(value) : std::nullopt;
+}
+
+SearchConstraints constraints(const Flags& f, const CLI::App* c) {
+    SearchConstraints k;
+    k.dp = given_value(c, "--dp", f.dp);
+    k.tp = given_value(c, "--tp", f.tp);
+    k.pp = given_value(c, "--pp", f.pp);
+    k.cp = given_value(c, "--cp", f.cp);
+    k.ep = given_value(c, "--ep", f.ep);
+    k.fsdp = given_value(c, "--fsdp", f.fsdp);
+    k.etp = given_value(c, "--etp", f.etp);
+    k.vpp = given_value(c, "--vpp", f.vpp);
+    k.zero = given_value(c, "--zero", f.zero);
+    k.micro_batch_seqs = given_value(c, "--micro-batch", f.micro_batch);
+    if (!f.recompute.empty()) k.recompute = parse_recompute(f.recompute);
+    if (!f.schedule.empty()) k.schedule = parse_schedule(f.schedule);
+    if (!f.strategy.empty()) k.strategy = f.strategy;
+    if (!f.placement.empty()) k.placement = io::split_list(f.placement);
+    k.sequence_parallel = on_off(f.sp, "--sp");
+    k.offload_optimizer = on_off(f.offload, "--offload-optimizer");
+    k.overlap = on_off(f.overlap, "--overlap");
+    k.tp_overlap = on_off(f.tp_overlap, "--tp-overlap");
+    return k;
+}
+
+report::PlanWithReport simulate(const SearchedPlan& plan, const TrainSearchSpec& spec, const Hardware& hardware,
+                                const std::filesystem::path& data_dir) {
+    TrainingSetup setup;
+    setup.model = spec.model;
+    setup.hardware = hardware;
+    setup.cluster = spec.cluster;
+    setup.chips = spec.cluster.chips();
+    setup.seq_len = spec.seq_len;
+    setup.global_batch_seqs = spec.global_batch_seqs;
+    setup.plan = to_plan_spec(plan, spec);
+    report::PlanWithReport out{plan, build_training_scenario(setup, data_dir, "plan"), {}};
+    out.report = simulate_training(out.scenario);
+    return out;
+}
+
+}  // namespace
+
+void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
+    auto f = std::make_shared<Flags>();
+    CLI::App* c = search.add_subcommand("train", "every training plan of a model on a cluster: the best, the Pareto front, and why the rest lost");
+    c->add_option("--model", f->model, "model name, model file or HF config.json")->capture_default_str();
+    c->add_option("--hardware", f->hardware, "system or chip")->capture_default_str();
+    c->add_option("--chips", f->chips, "chips, or a range such as 256..8192 (each power of two)")->required();
+    c->add_option("--topology", f->topology, "a custom topology file (ridgeline.topology/1) instead of --hardware");
+    c->add_option("--nodes", f->nodes, "scale-out domains (DGX nodes, TPU slices); default derived");
+    c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, 1e8));
+    c->add_option("--global-batch-tokens", f->global_batch_tokens, "tokens per optimizer step")->check(CLI::Range(1.0, 1e13));
+    c->add_option("--global-batch-seqs", f->global_batch_seqs, "sequences per optimizer step")->check(CLI::Range(1.0, 1e12));
+    c->add_option("--objective", f->objective, "time, cost or mfu (across chip counts)")->check(CLI::IsMember({"time", "cost", "mfu"}))->capture_default_str();
+    c->add_option("--top", f->top, "plans to show")->check(CLI::Range(std::size_t{1}, std::size_t{1000}))->capture_default_str();
+    c->add_option("--threads", f->threads, "worker threads (default: all cores)")->check(CLI::Range(1U, 1024U));
+    c->add_option("--train-tokens", f->train_tokens, "tokens for time and cost to train")->check(CLI::Range(1.0, 1e16))->capture_default_str();
+    c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.search-train/1, or ridgeline.search-scaling/1 for a range)");
+    // Knobs to fix; the rest are searched.
+    c->add_option("--dp", f->dp, "fix the data-parallel degree (incl. fsdp and expert)")->check(CLI::PositiveNumber);
+    c->add_option("--tp", f->tp, "fix tensor parallelism")->check(CLI::PositiveNumber);
+    c->add_option("--pp", f->pp, "fix pipeline stages")->check(CLI::PositiveNumber);
+    c->add_option("--cp", f->cp, "fix context parallelism")->check(CLI::PositiveNumber);
+    c->add_option("--ep", f->ep, "fix expert parallelism")->check(CLI::PositiveNumber);
+    c->add_option("--fsdp", f->fsdp, "fix the parameter-sharding degree")->check(CLI::PositiveNumber);
+    c->add_option("--etp", f->etp, "fix tensor parallelism inside experts (1 or tp)")->check(CLI::PositiveNumber);
+    c->add_option("--vpp", f->vpp, "fix virtual pipeline stages")->check(CLI::PositiveNumber);
+    c->add_option("--zero", f->zero, "fix the ZeRO stage")->check(CLI::Range(0, 3));
+    c->add_option("--micro-batch", f->micro_batch, "fix sequences per micro-batch")->check(CLI::Range(1.0, 1e9));
+    c->add_option("--recompute", f->recompute, "fix recomputation: none, selective or full")->check(CLI::IsMember({"none", "selective", "full"}));
+    c->add_option("--schedule", f->schedule, "fix the pipeline schedule: gpipe, 1f1b or interleaved")->check(CLI::IsMember({"gpipe", "1f1b", "interleaved"}));
+    c->add_option("--precision", f->precision, "matmul precision: bf16, fp16 or fp8")->check(CLI::IsMember({"bf16", "fp16", "fp8"}))->capture_default_str();
+    c->add_option("--strategy", f->strategy, "restrict to one strategy (name or file): only its axes are used");
+    c->add_option("--placement", f->placement, "fix the axis order, innermost first, e.g. tensor,data,pipeline");
+    c->add_option("--sp", f->sp, "fix sequence parallelism: on or off");
+    c->add_option("--offload-optimizer", f->offload, "fix optimizer offload: on or off");
+    c->add_option("--overlap", f->overlap, "fix data-parallel overlap: on or off");
+    c->add_option("--tp-overlap", f->tp_overlap, "fix tensor-parallel overlap: on or off");
+    c->callback([f, c, &options] {
+        TrainSearchSpec spec;
+        spec.fixed = constraints(*f, c);
+        spec.model = resolve_model(f->model, options.data_dir);
+        Hardware hardware = resolve_hardware(f->hardware, options.data_dir);
+        std::optional<Cluster> custom;
+        if (!f->topology.empty()) {
+            CustomTopology topology = load_topology_file(f->topology, options.data_dir);
+            hardware = topology.hardware;
+            custom = topology.cluster;
+        }
+        spec.chip = hardware.chip;
+        spec.seq_len = f->seq_len;
+        spec.precision = *parse_dtype(f->precision);
+        spec.top_k = f->top;
+        spec.threads = f->threads;
+        for (const std::string& name : strategies_needed(spec.fixed)) {
+            Strategy strategy = resolve_strategy(name, options.data_dir);
+            if (spec.fixed.strategy) spec.fixed.strategy = strategy.name;
+            spec.strategies[strategy.name] = std::move(strategy);
+        }
+        const std::vector<std::int64_t> counts = chip_counts(f->chips);
+        if (custom && (counts.size() != 1 || counts.front() != custom->chips()))
+            throw InputError("--chips", "", "the topology file has " + std::to_string(custom->chips()) + " chips");
+        const auto threads = spec.threads != 0 ? spec.threads : std::max(1U, std::thread::hardware_concurrency());
+
+        const auto search_at = [&](std::int64_t chips) {
+            if (custom) spec.cluster = *custom;
+            else {
+                ClusterShape shape;
+                shape.chips = chips;
+                shape.domains = f->nodes;
+                spec.cluster = build_cluster(hardware, shape);
+            }
+            if (c->count("--global-batch-seqs") > 0) spec.global_batch_seqs = f->global_batch_seqs;
+            else if (c->count("--global-batch-tokens") > 0) spec.global_batch_seqs = f->global_batch_tokens / spec.seq_len;
+            else spec.global_batch_seqs = static_cast<double>(chips);  // one sequence per chip
+            if (spec.global_batch_seqs != static_cast<double>(static_cast<std::int64_t>(spec.global_batch_seqs)) || spec.global_batch_seqs < 1)
+                throw InputError("--global-batch-tokens", "", "not a whole number of sequences of length " +
+                                                                  std::to_string(static_cast<std::int64_t>(spec.seq_len)));
+            const auto start = std::chrono::steady_clock::now();
+            report::TrainSearchOutcome outcome{&spec, search_training(spec), {}, 0, threads, f->train_tokens};
+            for (const SearchedPlan& plan : outcome.result.top) outcome.top.push_back(simulate(plan, spec, hardware, options.data_dir));
+            outcome.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            return outcome;
+        };
+
+        if (counts.size() == 1) {
+            const report::TrainSearchOutcome outcome = search_at(counts.front());
+            std::cout << (f->json ? report::train_search_json(outcome) : report::train_search_table(outcome)) << "\n";
+            return;
+        }
+        report::ScalingOutcome scaling{spec.model.name, spec.chip.name, f->objective, f->train_tokens, 0, {}};
+        const auto start = std::chrono::steady_clock::now();
+        const std::size_t top_k = spec.top_k;
+        spec.top_k = 1;
+        for (const std::int64_t chips : counts) {
+            report::TrainSearchOutcome outcome = search_at(chips);
+            report::ScalingPoint point{chips, outcome.result, std::nullopt, 0, std::nullopt, false};
+            if (!outcome.top.empty()) {
+                point.best = outcome.top.front();
+                point.time_to_train_s = point.best->report.time_to_train_s(f->train_tokens);
+                if (spec.chip.price_usd_per_chip_hour)
+                    point.cost_usd = point.time_to_train_s / 3600.0 * static_cast<double>(chips) * *spec.chip.price_usd_per_chip_hour;
+            }
+            scaling.points.push_back(std::move(point));
+        }
+        spec.top_k = top_k;
+        // On the front: no other count is at least as fast and at least as cheap (and better in one).
+        for (auto& p : scaling.points) {
+            if (!p.best) continue;
+            p.on_front = true;
+            for (const auto& q : scaling.points) {
+                if (!q.best || &q == &p) continue;
+                const double q_cost = q.cost_usd.value_or(0), p_cost = p.cost_usd.value_or(0);
+                if (q.time_to_train_s <= p.time_to_train_s && q_cost <= p_cost &&
+                    (q.time_to_train_s < p.time_to_train_s || q_cost < p_cost))
+                    p.on_front = false;
+            }
+        }
+        const auto score = [&](const report::ScalingPoint& p) {
+            if (f->objective == "cost") return p.cost_usd.value_or(p.time_to_train_s * static_cast<double>(p.chips));
+            if (f->objective == "mfu") return -p.best->report.mfu;
+            return p.time_to_train_s;
+        };
+        const report::ScalingPoint* chosen = nullptr;
+        for (const auto& p : scaling.points)
+            if (p.best && (chosen == nullptr || score(p) < score(*chosen))) chosen = &p;
+        if (chosen != nullptr) scaling.chosen_chips = chosen->chips;
+        scaling.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cout << (f->json ? report::scaling_json(scaling) : report::scaling_table(scaling)) << "\n";
+    });
+}
+
+}  // namespace ridgeline::cli

@@ -1,0 +1,50 @@
+#include "collective/collective_memo.hpp"
+
+#include <bit>
+
+namespace ridgeline {
+
+namespace {
+
+std::uint64_t mix(std::uint64_t hash, std::uint64_t value) {
+    return (hash ^ value) * 0x100000001b3ULL + (hash >> 29);
+}
+
+std::uint64_t key(const std::vector<GroupDim>& group, CollectiveKind kind, double bytes) {
+    std::uint64_t hash = mix(0xcbf29ce484222325ULL, static_cast<std::uint64_t>(kind));
+    hash = mix(hash, std::bit_cast<std::uint64_t>(bytes));
+    for (const GroupDim& g : group) {
+        hash = mix(hash, static_cast<std::uint64_t>(g.dim));
+        hash = mix(hash, static_cast<std::uint64_t>(g.extent));
+        hash = mix(hash, static_cast<std::uint64_t>(g.stride));
+    }
+    return hash;
+}
+
+bool same(const std::vector<GroupDim>& a, const std::vector<GroupDim>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i].dim != b[i].dim || a[i].extent != b[i].extent || a[i].stride != b[i].stride) return false;
+    return true;
+}
+
+}  // namespace
+
+const CollectiveCost& CollectiveMemo::cost(const Cluster& cluster, const std::vector<GroupDim>& group, CollectiveKind kind,
+                                           double bytes) {
+    const std::uint64_t k = key(group, kind, bytes);
+    const auto [first, last] = index_.equal_range(k);
+    for (auto it = first; it != last; ++it) {
+        const Entry& e = entries_[it->second];
+        if (e.kind == kind && e.bytes == bytes && same(e.group, group)) return e.cost;
+    }
+    if (entries_.size() >= capacity_) {  // forget everything: simpler than eviction, and rare
+        entries_.clear();
+        index_.clear();
+    }
+    entries_.push_back({kind, bytes, group, collective_cost(cluster, group, kind, bytes)});
+    index_.emplace(k, entries_.size() - 1);
+    return entries_.back().cost;
+}
+
+}  // namespace ridgeline

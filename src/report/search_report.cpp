@@ -1,0 +1,192 @@
+#include <nlohmann/json.hpp>
+
+#include "model/model_summary.hpp"
+#include "report/json_documents.hpp"
+#include "report/reports.hpp"
+#include "report/search_reports.hpp"
+#include "report/table.hpp"
+
+namespace ridgeline::report {
+
+namespace {
+
+const char* schedule_name(PipelineSchedule s) {
+    switch (s) {
+        case PipelineSchedule::gpipe: return "gpipe";
+        case PipelineSchedule::one_f_one_b: return "1f1b";
+        case PipelineSchedule::interleaved: return "interleaved";
+    }
+    return "?";
+}
+
+constexpr std::array<const char*, kRejections> kRejectionKeys = {
+    "tensor_heads", "tensor_kv_heads", "expert_count", "pipeline_layers",
+    "context_seq", "batch_data", "interleave_microbatches", "strategy_dims", "memory"};
+
+std::string whole(double value) { return std::to_string(static_cast<long long>(value)); }
+
+std::string rejection_text(Rejection why, const TrainSearchSpec& spec) {
+    const ModelSpec& m = spec.model;
+    switch (why) {
+        case Rejection::tensor_heads: return "tensor did not divide heads=" + std::to_string(m.n_heads);
+        case Rejection::tensor_kv_heads: return "tensor did not divide kv_heads=" + std::to_string(m.n_kv_heads);
+        case Rejection::expert_count: return "expert did not divide experts=" + std::to_string(m.moe ? m.moe->n_experts : 0);
+        case Rejection::pipeline_layers: return "more pipeline stages than layers=" + std::to_string(m.n_layers);
+        case Rejection::context_seq: return "context did not divide seq_len=" + whole(spec.seq_len);
+        case Rejection::batch_data: return "data-parallel degree did not divide the batch of " + whole(spec.global_batch_seqs) + " sequences";
+        case Rejection::interleave_microbatches: return "interleaved schedule with micro-batches not a multiple of the stages";
+        case Rejection::strategy_dims: return "the strategy split a model dimension unevenly";
+        case Rejection::memory: return "did not fit in " + si(spec.chip.hbm_bytes, "B");
+    }
+    return "?";
+}
+
+std::string degrees_text(const SearchedPlan& p) {
+    std::string text = "tp" + std::to_string(p.tp) + " pp" + std::to_string(p.pp) + " cp" + std::to_string(p.cp) + " dp" +
+                       std::to_string(p.dp);
+    if (p.fsdp > 1) text += " (fsdp" + std::to_string(p.fsdp) + ")";
+    if (p.ep > 1) text += " ep" + std::to_string(p.ep) + (p.etp == 1 ? " etp1" : "");
+    if (p.sequence_parallel) text += " sp";
+    return text;
+}
+
+std::string knobs_text(const SearchedPlan& p) {
+    std::string text = "mb " + whole(p.micro_batch_seqs) + "x" + whole(p.microbatches);
+    if (p.pp > 1) text += std::string(" ") + schedule_name(p.schedule) + (p.vpp > 1 ? " v" + std::to_string(p.vpp) : "");
+    text += std::string(" rc=") + recompute_name(p.recompute) + " zero" + std::to_string(p.zero);
+    if (p.offload_optimizer) text += " offload";
+    if (!p.overlap) text += " no-overlap";
+    if (p.tp_overlap) text += " tp-overlap";
+    return text;
+}
+
+std::string placement_text(const SearchedPlan& p) {
+    std::string text;
+    for (std::uint8_t i = 0; i < p.placed_axes; ++i) text += (i ? "," : "") + std::string(search_axis_name(p.placement[i]));
+    return text.empty() ? "-" : text;
+}
+
+nlohmann::json plan_document(const SearchedPlan& p) {
+    nlohmann::json doc = {{"dp", p.dp}, {"tp", p.tp}, {"pp", p.pp}, {"cp", p.cp}, {"ep", p.ep}, {"fsdp", p.fsdp},
+                          {"etp", p.etp == 0 ? p.tp : p.etp}, {"vpp", p.vpp}, {"sequence_parallel", p.sequence_parallel},
+                          {"zero", p.zero}, {"micro_batch_seqs", p.micro_batch_seqs}, {"microbatches", p.microbatches},
+                          {"schedule", schedule_name(p.schedule)}, {"recompute", recompute_name(p.recompute)},
+                          {"offload_optimizer", p.offload_optimizer}, {"overlap", p.overlap}, {"tp_overlap", p.tp_overlap},
+                          {"uneven_pipeline", p.uneven_pipeline}};
+    doc["placement"] = nlohmann::json::array();
+    for (std::uint8_t i = 0; i < p.placed_axes; ++i) doc["placement"].push_back(search_axis_name(p.placement[i]));
+    return doc;
+}
+
+nlohmann::json rejections_document(const TrainSearchResult& r) {
+    nlohmann::json doc = nlohmann::json::object();
+    for (std::size_t i = 0; i < kRejections; ++i) doc[kRejectionKeys[i]] = r.rejected[i];
+    return doc;
+}
+
+std::string rejections_text(const TrainSearchResult& r, const TrainSearchSpec& spec) {
+    Table table({"plans rejected", "why"});
+    for (std::size_t i = 0; i < kRejections; ++i)
+        if (r.rejected[i] > 0) table.add_row({si(static_cast<double>(r.rejected[i])), rejection_text(static_cast<Rejection>(i), spec)});
+    return table.render();
+}
+
+}  // namespace
+
+std::string train_search_table(const TrainSearchOutcome& o) {
+    const TrainSearchSpec& spec = *o.spec;
+    const TrainSearchResult& r = o.result;
+    std::string text = "Search: " + spec.model.name + " on " + std::to_string(spec.cluster.chips()) + " x " + spec.chip.name + " (" +
+                       spec.cluster.name + "), seq " + whole(spec.seq_len) + ", global batch " + whole(spec.global_batch_seqs) +
+                       " sequences\n" + si(static_cast<double>(r.plans_evaluated)) + " plans in " + fixed(o.elapsed_s, 2) + " s on " +
+                       std::to_string(o.threads) + " threads; " + si(static_cast<double>(r.plans_valid())) + " valid\n\n";
+    text += rejections_text(r, spec) + "\n";
+    if (o.top.empty()) return text + "No plan fits: the rejections above say what to change (more chips, a smaller batch, fewer layers per chip).";
+    Table top({"#", "step", "MFU", "memory", "degrees", "knobs", "placement (inner first)"});
+    for (std::size_t i = 0; i < o.top.size(); ++i) {
+        const PlanWithReport& p = o.top[i];
+        top.add_row({std::to_string(i + 1), seconds(p.report.step_time_s), fixed(100.0 * p.report.mfu, 1) + "%",
+                     si(p.report.memory.total_bytes(), "B"), degrees_text(p.plan), knobs_text(p.plan), placement_text(p.plan)});
+    }
+    text += "best plans\n" + top.render() + "\n";
+    Table front({"memory", "step", "degrees", "knobs"});
+    for (const SearchedPlan& p : r.pareto)
+        front.add_row({si(p.memory_bytes, "B"), seconds(p.step_time_s), degrees_text(p), knobs_text(p)});
+    text += "Pareto front: step time vs memory per chip\n" + front.render() + "\n";
+    return text + "the best plan in full:\n" + training_table(o.top.front().scenario, o.top.front().report, o.train_tokens);
+}
+
+std::string train_search_json(const TrainSearchOutcome& o) {
+    const TrainSearchResult& r = o.result;
+    nlohmann::json doc;
+    doc["schema"] = "ridgeline.search-train/1";
+    doc["model"] = o.spec->model.name;
+    doc["chip"] = o.spec->chip.name;
+    doc["chips"] = o.spec->cluster.chips();
+    doc["seq_len"] = o.spec->seq_len;
+    doc["global_batch_seqs"] = o.spec->global_batch_seqs;
+    doc["plans_evaluated"] = r.plans_evaluated;
+    doc["plans_valid"] = r.plans_valid();
+    doc["rejected"] = rejections_document(r);
+    doc["elapsed_s"] = o.elapsed_s;
+    doc["threads"] = o.threads;
+    doc["top"] = nlohmann::json::array();
+    for (const PlanWithReport& p : o.top)
+        doc["top"].push_back({{"plan", plan_document(p.plan)}, {"report", training_document(p.scenario, p.report, o.train_tokens)}});
+    doc["pareto"] = nlohmann::json::array();
+    for (const SearchedPlan& p : r.pareto)
+        doc["pareto"].push_back({{"plan", plan_document(p)}, {"step_time_s", p.step_time_s}, {"memory_bytes", p.memory_bytes}});
+    return doc.dump(2);
+}
+
+std::string scaling_table(const ScalingOutcome& o) {
+    std::string text = "Strong scaling: " + o.model_name + " on " + o.chip_name + ", " + si(o.train_tokens) +
+                       " tokens, objective " + o.objective + " (" + fixed(o.elapsed_s, 2) + " s)\n\n";
+    Table table({"chips", "valid plans", "best plan", "MFU", "time to train", "cost", "speedup per doubling", "front"});
+    const ScalingPoint* previous = nullptr;
+    for (const ScalingPoint& p : o.points) {
+        if (!p.best) {
+            table.add_row({std::to_string(p.chips), "0", "nothing fits", "-", "-", "-", "-", ""});
+            continue;
+        }
+        std::string speedup = "-";
+        if (previous != nullptr && previous->best)
+            speedup = fixed(previous->time_to_train_s / p.time_to_train_s, 2) + "x";
+        table.add_row({std::to_string(p.chips), si(static_cast<double>(p.result.plans_valid())), degrees_text(p.best->plan),
+                       fixed(100.0 * p.best->report.mfu, 1) + "%", fixed(p.time_to_train_s / 86400.0, 2) + " days",
+                       p.cost_usd ? "$" + si(*p.cost_usd) : "-", speedup, p.on_front ? "*" : ""});
+        previous = &p;
+    }
+    text += table.render() + "\n* on the front: no count tried beats it on both time to train and cost.\n";
+    return text + (o.chosen_chips > 0 ? "best under objective " + o.objective + ": " + std::to_string(o.chosen_chips) + " chips"
+                                      : std::string("no chip count fits"));
+}
+
+std::string scaling_json(const ScalingOutcome& o) {
+    nlohmann::json doc;
+    doc["schema"] = "ridgeline.search-scaling/1";
+    doc["model"] = o.model_name;
+    doc["chip"] = o.chip_name;
+    doc["objective"] = o.objective;
+    doc["train_tokens"] = o.train_tokens;
+    doc["elapsed_s"] = o.elapsed_s;
+    doc["chosen_chips"] = o.chosen_chips;
+    doc["points"] = nlohmann::json::array();
+    for (const ScalingPoint& p : o.points) {
+        nlohmann::json point = {{"chips", p.chips}, {"plans_evaluated", p.result.plans_evaluated},
+                                {"plans_valid", p.result.plans_valid()}, {"rejected", rejections_document(p.result)},
+                                {"on_front", p.on_front}};
+        if (p.best) {
+            point["plan"] = plan_document(p.best->plan);
+            point["step_time_s"] = p.best->report.step_time_s;
+            point["mfu"] = p.best->report.mfu;
+            point["memory_bytes"] = p.best->report.memory.total_bytes();
+            point["time_to_train_s"] = p.time_to_train_s;
+            if (p.cost_usd) point["cost_usd"] = *p.cost_usd;
+        }
+        doc["points"].push_back(point);
+    }
+    return doc.dump(2);
+}
+
+}  // namespace ridgeline::report

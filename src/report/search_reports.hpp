@@ -1,0 +1,49 @@
+#pragma once
+// The faces of `ridgeline search train`: one chip count (top plans, rejections, Pareto front) or
+// a range of chip counts (where strong scaling stops paying).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/training.hpp"
+#include "search/train_search.hpp"
+
+namespace ridgeline::report {
+
+struct PlanWithReport {
+    SearchedPlan plan;
+    TrainingScenario scenario;
+    TrainingReport report;
+};
+
+struct TrainSearchOutcome {
+    const TrainSearchSpec* spec = nullptr;
+    TrainSearchResult result;
+    std::vector<PlanWithReport> top;  // the result's top plans, simulated in full
+    double elapsed_s = 0;
+    unsigned threads = 1;
+    double train_tokens = 0;
+};
+[[nodiscard]] std::string train_search_table(const TrainSearchOutcome& outcome);
+[[nodiscard]] std::string train_search_json(const TrainSearchOutcome& outcome);
+
+// Every chip count's best plan; `on_front` marks the counts no larger count beats on the objective.
+struct ScalingPoint {
+    std::int64_t chips = 0;
+    TrainSearchResult result;
+    std::optional<PlanWithReport> best;
+    double time_to_train_s = 0;
+    std::optional<double> cost_usd;
+    bool on_front = false;
+};
+struct ScalingOutcome {
+    std::string model_name, chip_name, objective;
+    double train_tokens = 0;
+    double elapsed_s = 0;
+    std::vector<ScalingPoint> points;
+    std::int64_t chosen_chips = 0;  // the best count under the objective (0: none fits)
+};
+[[nodiscard]] std::string scaling_table(const ScalingOutcome& outcome);
+[[nodiscard]] std::string scaling_json(const ScalingOutcome& outcome);
+
+}  // namespace ridgeline::report

@@ -1,0 +1,471 @@
+#include "search/train_search.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <thread>
+
+#include "collective/collective_memo.hpp"
+#include "core/error.hpp"
+#include "search/search_front.hpp"
+
+namespace ridgeline {
+
+namespace {
+
+constexpr std::array<const char*, 6> kAxisNames = {"data", "fsdp", "expert", "tensor", "context", "pipeline"};
+enum AxisIndex : std::uint8_t { kData, kFsdp, kExpert, kTensor, kContext, kPipeline };
+
+double d(std::int64_t value) { return static_cast<double>(value); }
+std::string text(std::int64_t value) { return std::to_string(value); }
+
+std::vector<std::int64_t> divisors(std::int64_t n) {
+    std::vector<std::int64_t> low, high;
+    for (std::int64_t i = 1; i * i <= n; ++i)
+        if (n % i == 0) {
+            low.push_back(i);
+            if (i != n / i) high.push_back(n / i);
+        }
+    low.insert(low.end(), high.rbegin(), high.rend());
+    return low;
+}
+
+template <typename T>
+std::vector<T> either(const std::optional<T>& fixed, std::vector<T> all) {
+    return fixed ? std::vector<T>{*fixed} : all;
+}
+
+// A plan's degrees: dp counts every data-parallel rank (data x fsdp x expert).
+struct Degrees {
+    std::int64_t tp = 1, pp = 1, cp = 1, dp = 1, fsdp = 1, ep = 1;
+    [[nodiscard]] std::int64_t data() const { return dp / fsdp / ep; }
+    [[nodiscard]] std::array<std::int64_t, 6> sizes() const { return {data(), fsdp, ep, tp, cp, pp}; }
+};
+
+struct ScheduleOption {
+    PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+    std::int64_t vpp = 1;
+};
+
+// The option lists of one layout. Counting and enumerating both read them, so the counts of
+// plans rejected in bulk match what enumeration would have visited.
+struct LayoutOptions {
+    std::vector<bool> sequence_parallel;
+    std::vector<std::int64_t> etp;
+    std::vector<int> zeros;
+    std::vector<std::array<std::uint8_t, 6>> placements;
+    std::uint8_t placed_axes = 0;
+    std::vector<std::int64_t> micro_batches;
+    std::vector<ScheduleOption> schedules;
+    std::vector<Recompute> recomputes;
+    std::vector<bool> offloads, overlaps, tp_overlaps;
+    bool uneven_pipeline = false;
+
+    [[nodiscard]] std::uint64_t knob_plans(std::size_t zero_count) const {
+        return schedules.size() * recomputes.size() * zero_count * offloads.size() * overlaps.size() * tp_overlaps.size();
+    }
+    [[nodiscard]] std::uint64_t per_micro_batch() const { return placements.size() * knob_plans(zeros.size()); }
+    [[nodiscard]] std::uint64_t total() const {
+        return sequence_parallel.size() * etp.size() * micro_batches.size() * per_micro_batch();
+    }
+};
+
+class Search {
+public:
+    explicit Search(const TrainSearchSpec& spec) : spec_(spec) {
+        for (const auto& [name, strategy] : spec.strategies) strategy_names_.push_back(name);
+        if (spec.fixed.strategy) {
+            const Strategy& s = spec.strategies.at(*spec.fixed.strategy);
+            for (std::size_t i = 0; i < kAxisNames.size(); ++i) strategy_axes_[i] = mentions(s, kAxisNames[i]);
+        } else {
+            strategy_axes_.fill(true);
+        }
+    }
+
+    TrainSearchResult run();
+
+private:
+    struct Accumulator {
+        TrainSearchResult result;
+        TopPlans top;
+        ParetoFront pareto;
+        CollectiveMemo memo;
+        explicit Accumulator(std::size_t k) : top(k) {}
+    };
+    // A share of the work: the layouts with these degrees (data and expert split the rest).
+    struct Unit {
+        std::int64_t tp, pp, cp, fsdp;
+    };
+
+    static bool mentions(const Strategy& s, const std::string& axis);
+    [[nodiscard]] std::vector<Unit> units() const;
+    void check_fixed() const;
+    [[nodiscard]] std::optional<Rejection> reject_layout(const Degrees& g) const;
+    [[nodiscard]] LayoutOptions options(const Degrees& g) const;
+    void run_unit(const Unit& unit, std::uint64_t ordinal, Accumulator& acc, TrainingScenario& scenario) const;
+    void run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& acc, TrainingScenario& scenario) const;
+
+    const TrainSearchSpec& spec_;
+    std::vector<std::string> strategy_names_;
+    std::array<bool, 6> strategy_axes_{};
+};
+
+bool Search::mentions(const Strategy& s, const std::string& axis) {
+    const auto in = [&](const TensorSpec& t) {
+        for (const auto& axes : t.axes)
+            if (std::find(axes.begin(), axes.end(), axis) != axes.end()) return true;
+        return false;
+    };
+    return s.layers_axis == axis || in(s.residual) || in(s.attention) || in(s.mlp_hidden) || in(s.w_qkv) || in(s.w_out) ||
+           in(s.w_mlp_in) || in(s.w_mlp_out);
+}
+
+std::vector<Search::Unit> Search::units() const {
+    const SearchConstraints& f = spec_.fixed;
+    const std::int64_t chips = spec_.cluster.chips();
+    std::vector<Unit> out;
+    for (const std::int64_t tp : divisors(chips)) {
+        if ((f.tp && tp != *f.tp) || (tp > 1 && !strategy_axes_[kTensor])) continue;
+        for (const std::int64_t pp : divisors(chips / tp)) {
+            if ((f.pp && pp != *f.pp) || (pp > 1 && !strategy_axes_[kPipeline])) continue;
+            for (const std::int64_t cp : divisors(chips / (tp * pp))) {
+                if ((f.cp && cp != *f.cp) || (cp > 1 && !strategy_axes_[kContext])) continue;
+                const std::int64_t dp = chips / (tp * pp * cp);
+                if (f.dp && dp != *f.dp) continue;
+                for (const std::int64_t fsdp : divisors(dp)) {
+                    if ((f.fsdp && fsdp != *f.fsdp) || (fsdp > 1 && !strategy_axes_[kFsdp])) continue;
+                    out.push_back({tp, pp, cp, fsdp});
+                }
+            }
+        }
+    }
+    return out;
+}
+
+void Search::check_fixed() const {
+    const SearchConstraints& f = spec_.fixed;
+    const ModelSpec& m = spec_.model;
+    const std::int64_t chips = spec_.cluster.chips();
+    const auto divides_chips = [&](const std::optional<std::int64_t>& value, const char* flag) {
+        if (value && chips % *value != 0) throw InputError(flag, "", text(*value) + " does not divide " + text(chips) + " chips");
+    };
+    divides_chips(f.tp, "--tp");
+    divides_chips(f.pp, "--pp");
+    divides_chips(f.cp, "--cp");
+    divides_chips(f.dp, "--dp");
+    const std::int64_t fixed_model_parallel = f.tp.value_or(1) * f.pp.value_or(1) * f.cp.value_or(1) * f.dp.value_or(1);
+    if (chips % fixed_model_parallel != 0)
+        throw InputError("--dp", "", "the fixed degrees multiply to " + text(fixed_model_parallel) + ", which does not divide " +
+                                         text(chips) + " chips");
+    if (f.dp && f.tp && f.pp && f.cp && fixed_model_parallel != chips)
+        throw InputError("--dp", "", "dp x tp x pp x cp = " + text(fixed_model_parallel) + " but there are " + text(chips) + " chips");
+    if (f.dp && f.fsdp && *f.dp % *f.fsdp != 0) throw InputError("--fsdp", "", "does not divide --dp " + text(*f.dp));
+    if (f.tp && m.n_heads % *f.tp != 0)
+        throw InputError("--tp", "", text(*f.tp) + " does not divide the model's " + text(m.n_heads) + " query heads");
+    if (f.tp && !m.mla && m.n_kv_heads % *f.tp != 0)
+        throw InputError("--tp", "", text(*f.tp) + " does not divide the model's " + text(m.n_kv_heads) + " KV heads");
+    if (f.pp && *f.pp > m.n_layers) throw InputError("--pp", "", text(*f.pp) + " stages for " + text(m.n_layers) + " layers");
+    if (f.ep && *f.ep > 1 && !m.moe) throw InputError("--ep", "", "expert parallelism on a dense model");
+    if (f.ep && m.moe && m.moe->n_experts % *f.ep != 0)
+        throw InputError("--ep", "", text(*f.ep) + " does not divide the model's " + text(m.moe->n_experts) + " experts");
+    if (f.cp && std::fmod(spec_.seq_len, d(*f.cp)) != 0.0)
+        throw InputError("--cp", "", text(*f.cp) + " does not divide the sequence of " + text(static_cast<std::int64_t>(spec_.seq_len)));
+    if (f.dp && std::fmod(spec_.global_batch_seqs, d(*f.dp)) != 0.0)
+        throw InputError("--dp", "", text(*f.dp) + " data-parallel replicas do not split a global batch of " +
+                                         text(static_cast<std::int64_t>(spec_.global_batch_seqs)) + " sequences");
+    if (f.vpp && *f.vpp > 1 && f.pp && *f.pp == 1) throw InputError("--vpp", "", "virtual stages need pipeline parallelism");
+    if (f.zero && f.fsdp && *f.fsdp > 1 && *f.zero != 3) throw InputError("--zero", "", "fsdp shards everything (ZeRO-3)");
+    if (f.etp && *f.etp != 1 && f.tp && *f.etp != *f.tp) throw InputError("--etp", "", "must be 1 or equal to --tp");
+    if (f.placement) {
+        if (f.placement->size() > kAxisNames.size()) throw InputError("--placement", "", "names more axes than a plan has");
+        for (const auto& name : *f.placement) {
+            if (std::find(kAxisNames.begin(), kAxisNames.end(), name) == kAxisNames.end())
+                throw InputError("--placement", name, "not a plan axis (data, fsdp, expert, tensor, context, pipeline)");
+            if (std::count(f.placement->begin(), f.placement->end(), name) > 1) throw InputError("--placement", name, "axis named twice");
+        }
+    }
+    if (!spec_.chip.supports(spec_.precision))
+        throw InputError("--precision", "", spec_.chip.name + " has no " + std::string(dtype_name(spec_.precision)) + " arithmetic");
+    // The smallest data-parallel degree any plan allows: the batch must reach it.
+    std::int64_t largest_model_parallel = 1;
+    for (const Unit& u : units()) largest_model_parallel = std::max(largest_model_parallel, u.tp * u.pp * u.cp);
+    const std::int64_t smallest_dp = chips / largest_model_parallel;
+    if (spec_.global_batch_seqs < d(smallest_dp))
+        throw InputError("--global-batch-tokens", "", "a global batch of " + text(static_cast<std::int64_t>(spec_.global_batch_seqs)) +
+                                                          " sequences is smaller than the smallest data-parallel degree (" +
+                                                          text(smallest_dp) + ") the fixed knobs allow on " + text(chips) + " chips");
+}
+
+std::optional<Rejection> Search::reject_layout(const Degrees& g) const {
+    const ModelSpec& m = spec_.model;
+    if (m.n_heads % g.tp != 0) return Rejection::tensor_heads;
+    if (!m.mla && m.n_kv_heads % g.tp != 0) return Rejection::tensor_kv_heads;
+    if (m.moe && m.moe->n_experts % g.ep != 0) return Rejection::expert_count;
+    if (g.pp > m.n_layers) return Rejection::pipeline_layers;
+    if (std::fmod(spec_.seq_len, d(g.cp)) != 0.0) return Rejection::context_seq;
+    if (std::fmod(spec_.global_batch_seqs, d(g.dp)) != 0.0) return Rejection::batch_data;
+    return std::nullopt;
+}
+
+LayoutOptions Search::options(const Degrees& g) const {
+    const SearchConstraints& f = spec_.fixed;
+    const ModelSpec& m = spec_.model;
+    LayoutOptions o;
+    const bool fixed_strategy = f.strategy.has_value();
+    o.sequence_parallel = g.tp > 1 && !fixed_strategy ? either(f.sequence_parallel, {false, true}) : std::vector<bool>{false};
+    o.etp = m.moe && g.ep > 1 && g.tp > 1 && !fixed_strategy ? either<std::int64_t>(f.etp, {0, 1}) : std::vector<std::int64_t>{0};
+    if (g.fsdp > 1) o.zeros = {3};
+    else if (g.dp == 1) o.zeros = {f.zero.value_or(0)};  // nothing to shard over: one plan, not three
+    else o.zeros = either<int>(f.zero, {0, 1, 2});
+
+    const auto sizes = g.sizes();
+    std::array<std::uint8_t, 6> order{};
+    if (f.placement) {
+        // Checked names, in the given order; the axes left out go outermost.
+        for (const auto& name : *f.placement)
+            order[o.placed_axes++] = static_cast<std::uint8_t>(std::find(kAxisNames.begin(), kAxisNames.end(), name) - kAxisNames.begin());
+        o.placements.push_back(order);
+    } else {
+        for (std::uint8_t i = 0; i < 6; ++i)
+            if (sizes[i] > 1) order[o.placed_axes++] = i;
+        do o.placements.push_back(order);
+        while (std::next_permutation(order.begin(), order.begin() + o.placed_axes));
+    }
+
+    if (std::fmod(spec_.global_batch_seqs, d(g.dp)) == 0.0) {
+        const auto per_replica = static_cast<std::int64_t>(spec_.global_batch_seqs) / g.dp;
+        o.micro_batches = f.micro_batch_seqs ? std::vector<std::int64_t>{static_cast<std::int64_t>(*f.micro_batch_seqs)} : divisors(per_replica);
+    } else {
+        o.micro_batches = {1};
+    }
+
+    o.uneven_pipeline = m.n_layers % g.pp != 0;
+    if (g.pp == 1) {
+        o.schedules = {{PipelineSchedule::one_f_one_b, 1}};
+    } else {
+        for (const PipelineSchedule s : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b})
+            if ((!f.schedule || *f.schedule == s) && (!f.vpp || *f.vpp == 1)) o.schedules.push_back({s, 1});
+        if (!o.uneven_pipeline && (!f.schedule || *f.schedule == PipelineSchedule::interleaved))
+            for (const std::int64_t v : divisors(m.n_layers / g.pp))
+                if (v > 1 && (!f.vpp || *f.vpp == v)) o.schedules.push_back({PipelineSchedule::interleaved, v});
+    }
+    o.recomputes = either<Recompute>(f.recompute, {Recompute::none, Recompute::selective, Recompute::full});
+    o.offloads = either(f.offload_optimizer, {false, true});
+    o.overlaps = either(f.overlap, {true, false});
+    o.tp_overlaps = g.tp > 1 ? either(f.tp_overlap, {false, true}) : std::vector<bool>{false};
+    return o;
+}
+
+void Search::run_unit(const Unit& unit, std::uint64_t ordinal, Accumulator& acc, TrainingScenario& scenario) const {
+    const SearchConstraints& f = spec_.fixed;
+    const std::int64_t dp = spec_.cluster.chips() / (unit.tp * unit.pp * unit.cp);
+    for (const std::int64_t ep : divisors(dp / unit.fsdp)) {
+        // A dense model has no expert axis to search (a fixed --ep on one is refused up front).
+        if ((f.ep && ep != *f.ep) || (ep > 1 && (!strategy_axes_[kExpert] || !spec_.model.moe))) continue;
+        if (dp / unit.fsdp / ep > 1 && !strategy_axes_[kData]) continue;
+        run_layout({unit.tp, unit.pp, unit.cp, dp, unit.fsdp, ep}, ordinal, acc, scenario);
+    }
+}
+
+std::vector<std::int64_t> balanced_stages(std::int64_t layers, std::int64_t stages) {
+    std::vector<std::int64_t> split(static_cast<std::size_t>(stages), layers / stages);
+    for (std::int64_t i = 0; i < layers % stages; ++i) ++split[static_cast<std::size_t>(i)];
+    return split;
+}
+
+void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& acc, TrainingScenario& scenario) const {
+    const LayoutOptions o = options(g);
+    TrainSearchResult& r = acc.result;
+    const auto reject_bulk = [&](Rejection why, std::uint64_t count) {
+        r.rejected[static_cast<std::size_t>(why)] += count;
+        r.plans_evaluated += count;
+        ordinal += count;
+    };
+    if (const auto why = reject_layout(g)) return reject_bulk(*why, o.total());
+
+    const double hbm = spec_.chip.hbm_bytes;
+    const double pp = d(g.pp);
+    SearchedPlan plan;
+    plan.dp = g.dp, plan.tp = g.tp, plan.pp = g.pp, plan.cp = g.cp, plan.ep = g.ep, plan.fsdp = g.fsdp;
+    plan.uneven_pipeline = o.uneven_pipeline;
+    plan.placed_axes = o.placed_axes;
+    const double per_replica = spec_.global_batch_seqs / d(g.dp);
+
+    for (const bool sp : o.sequence_parallel)
+        for (const std::int64_t etp : o.etp) {
+            plan.sequence_parallel = sp;
+            plan.etp = etp;
+            for (const bool sharded : {false, true}) {
+                std::vector<int> zeros;
+                for (const int z : o.zeros)
+                    if ((z >= 1) == sharded) zeros.push_back(z);
+                if (zeros.empty()) continue;
+                const std::uint64_t knob_plans = o.knob_plans(zeros.size());
+                const std::uint64_t per_micro_batch = o.placements.size() * knob_plans;
+                for (std::size_t mb_index = 0; mb_index < o.micro_batches.size(); ++mb_index) {
+                    const auto mb = o.micro_batches[mb_index];
+                    plan.micro_batch_seqs = d(mb);
+                    plan.microbatches = per_replica / d(mb);
+                    plan.zero = zeros.front();
+                    plan.vpp = 1;
+                    const PlanSpec plan_spec = to_plan_spec(plan, spec_);
+                    plan.strategy = static_cast<std::uint8_t>(
+                        std::find(strategy_names_.begin(), strategy_names_.end(), plan_spec.strategy) - strategy_names_.begin());
+                    LayoutWork work;
+                    try {
+                        scenario.plan = make_training_plan(plan_spec, spec_.cluster.chips(), spec_.global_batch_seqs, spec_.model,
+                                                           spec_.chip, "plan");
+                        scenario.strategy = spec_.strategies.at(plan_spec.strategy);
+                        apply_zero_stage(scenario.strategy, scenario.plan.zero_stage);
+                        work = derive_layout_work(scenario);
+                    } catch (const InputError&) {
+                        reject_bulk(Rejection::strategy_dims, per_micro_batch);
+                        continue;
+                    }
+                    for (std::size_t pi = 0; pi < o.placements.size(); ++pi) {
+                        const auto& order = o.placements[pi];
+                        std::copy(order.begin(), order.end(), plan.placement.begin());
+                        std::vector<std::string> names;
+                        for (std::uint8_t i = 0; i < o.placed_axes; ++i) names.emplace_back(kAxisNames[order[i]]);
+                        LayoutCosts l;
+                        scenario.mesh = place_plan(scenario.cluster, scenario.plan, names);
+                        l = cost_layout(scenario, work, &acc.memo).costs;
+                        if (pi == 0) {
+                            // The leanest knobs bound every plan of this micro-batch from below, and
+                            // memory only grows with the micro-batch: past it nothing fits.
+                            StepKnobs lean;
+                            lean.microbatches = plan.microbatches;
+                            lean.recompute = Recompute::full;
+                            lean.zero_stage = zeros.back();
+                            lean.offload_optimizer = true;
+                            if (estimate_memory(l, lean).total_bytes() > hbm) {
+                                reject_bulk(Rejection::memory, (o.micro_batches.size() - mb_index) * per_micro_batch);
+                                mb_index = o.micro_batches.size();
+                                break;
+                            }
+                        }
+                        StepKnobs k;
+                        k.microbatches = plan.microbatches;
+                        StepParts parts{};
+                        for (const ScheduleOption& s : o.schedules) {
+                            k.schedule = s.schedule;
+                            k.virtual_stages = d(s.vpp);
+                            plan.schedule = s.schedule;
+                            plan.vpp = s.vpp;
+                            const std::uint64_t schedule_plans = knob_plans / o.schedules.size();
+                            if (s.schedule == PipelineSchedule::interleaved && std::fmod(plan.microbatches, pp) != 0.0) {
+                                reject_bulk(Rejection::interleave_microbatches, schedule_plans);
+                                continue;
+                            }
+                            for (const Recompute rc : o.recomputes)
+                                for (const int zero : zeros)
+                                    for (const bool offload : o.offloads)
+                                        for (const bool overlap : o.overlaps)
+                                            for (const bool tp_overlap : o.tp_overlaps) {
+                                                k.recompute = rc;
+                                                k.zero_stage = zero;
+                                                k.offload_optimizer = offload;
+                                                k.overlap_data_parallel = overlap;
+                                                k.overlap_tensor_parallel = tp_overlap;
+                                                const std::uint64_t this_ordinal = ordinal++;
+                                                ++r.plans_evaluated;
+                                                const double memory = estimate_memory(l, k).total_bytes();
+                                                if (memory > hbm) {
+                                                    ++r.rejected[static_cast<std::size_t>(Rejection::memory)];
+                                                    continue;
+                                                }
+                                                const double step_s = estimate_step_time(l, k, parts);
+                                                ++r.plans_costed;
+                                                if (spec_.reference_step_time_s && step_s < *spec_.reference_step_time_s)
+                                                    ++r.plans_faster_than_reference;
+                                                const bool top = acc.top.admits(step_s, this_ordinal);
+                                                const bool front = acc.pareto.admits(step_s, memory, this_ordinal);
+                                                if (!top && !front) continue;
+                                                plan.recompute = rc;
+                                                plan.zero = zero;
+                                                plan.offload_optimizer = offload;
+                                                plan.overlap = overlap;
+                                                plan.tp_overlap = tp_overlap;
+                                                plan.step_time_s = step_s;
+                                                plan.memory_bytes = memory;
+                                                plan.ordinal = this_ordinal;
+                                                if (top) acc.top.insert(plan);
+                                                if (front) acc.pareto.insert(plan);
+                                            }
+                        }
+                    }
+                }
+            }
+        }
+}
+
+TrainSearchResult Search::run() {
+    check_fixed();
+    const std::vector<Unit> work = units();
+    const unsigned threads = std::max(1U, spec_.threads != 0 ? spec_.threads : std::thread::hardware_concurrency());
+    std::vector<Accumulator> accs(threads, Accumulator(spec_.top_k));
+    std::atomic<std::size_t> next{0};
+    const auto worker = [&](Accumulator& acc) {
+        TrainingScenario scenario;
+        scenario.model = spec_.model;
+        scenario.chip = spec_.chip;
+        scenario.cluster = spec_.cluster;
+        scenario.seq_len = spec_.seq_len;
+        scenario.global_batch_seqs = spec_.global_batch_seqs;
+        for (std::size_t i = next++; i < work.size(); i = next++) run_unit(work[i], static_cast<std::uint64_t>(i) << 40, acc, scenario);
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, std::ref(accs[t]));
+    worker(accs[0]);
+    for (auto& thread : pool) thread.join();
+
+    TrainSearchResult out;
+    TopPlans top(spec_.top_k);
+    ParetoFront pareto;
+    for (const Accumulator& acc : accs) {
+        out.plans_evaluated += acc.result.plans_evaluated;
+        out.plans_costed += acc.result.plans_costed;
+        out.plans_faster_than_reference += acc.result.plans_faster_than_reference;
+        for (std::size_t i = 0; i < kRejections; ++i) out.rejected[i] += acc.result.rejected[i];
+        for (const SearchedPlan& p : acc.top.plans())
+            if (top.admits(p.step_time_s, p.ordinal)) top.insert(p);
+        for (const SearchedPlan& p : acc.pareto.plans())
+            if (pareto.admits(p.step_time_s, p.memory_bytes, p.ordinal)) pareto.insert(p);
+    }
+    out.top = top.plans();
+    out.pareto = pareto.plans();
+    return out;
+}
+
+}  // namespace
+
+const char* search_axis_name(std::size_t index) { return kAxisNames.at(index); }
+
+std::vector<std::string> strategies_needed(const SearchConstraints& fixed) {
+    if (fixed.strategy) return {*fixed.strategy};
+    return {"fsdp", "fsdp-tp", "megatron-3d", "megatron-3d-sp", "megatron-3d-etp1", "megatron-3d-sp-etp1"};
+}
+
+PlanSpec to_plan_spec(const SearchedPlan& plan, const TrainSearchSpec& spec) {
+    PlanSpec p;
+    p.dp = plan.dp, p.tp = plan.tp, p.pp = plan.pp, p.cp = plan.cp, p.ep = plan.ep, p.fsdp = plan.fsdp;
+    p.etp = plan.etp;
+    p.vpp = plan.vpp;
+    if (plan.uneven_pipeline) p.stage_layers = balanced_stages(spec.model.n_layers, plan.pp);
+    p.sequence_parallel = plan.sequence_parallel;
+    p.zero = plan.zero;
+    p.recompute = plan.recompute;
+    p.micro_batch_seqs = plan.micro_batch_seqs;
+    p.schedule = plan.schedule;
+    p.precision = spec.precision;
+    p.overlap = plan.overlap;
+    p.tp_overlap = plan.tp_overlap;
+    p.offload_optimizer = plan.offload_optimizer;
+    for (std::uint8_t i = 0; i < plan.placed_axes; ++i) p.placement.emplace_back(kAxisNames[plan.placement[i]]);
+    p.strategy = spec.fixed.strategy ? *spec.fixed.strategy : default_strategy_name(p);
+    return p;
+}
+
+TrainSearchResult search_training(const TrainSearchSpec& spec) { return Search(spec).run(); }
+
+}  // namespace ridgeline

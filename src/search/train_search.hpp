@@ -1,0 +1,100 @@
+#pragma once
+// The parallelism search for training: every plan of a model on a cluster — the chips factored
+// over data, fsdp, tensor, pipeline, context and expert axes, those axes placed on the topology in
+// every order, micro-batch sizes, pipeline schedules and virtual stages, recomputation, ZeRO
+// stages, optimizer offload and overlap — each either rejected for a typed reason or costed by the
+// two-stage step model. Memory is checked before time; the best plans and the Pareto front of step
+// time vs memory per chip are kept as they stream by, so memory use does not grow with the space.
+// Pure: the strategies come in a library the caller loaded.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scenario/training_setup.hpp"
+
+namespace ridgeline {
+
+// Why a plan was not costed, in the order reports list them.
+enum class Rejection {
+    tensor_heads,            // tensor does not divide the query heads
+    tensor_kv_heads,         // ... or the KV heads
+    expert_count,            // expert does not divide the experts
+    pipeline_layers,         // more pipeline stages than layers
+    context_seq,             // context does not divide the sequence
+    batch_data,              // the data-parallel degree does not divide the global batch
+    interleave_microbatches, // interleaving needs the micro-batches in whole rounds of the pipeline
+    strategy_dims,           // the strategy splits some dimension unevenly (d_ff, d_model ...)
+    memory,                  // does not fit in HBM
+};
+inline constexpr std::size_t kRejections = 9;
+
+// The knobs a user fixes; everything left empty is searched.
+struct SearchConstraints {
+    std::optional<std::int64_t> dp, tp, pp, cp, ep, fsdp, vpp, etp;
+    std::optional<int> zero;
+    std::optional<bool> sequence_parallel, offload_optimizer, overlap, tp_overlap;
+    std::optional<Recompute> recompute;
+    std::optional<PipelineSchedule> schedule;
+    std::optional<double> micro_batch_seqs;
+    std::optional<std::vector<std::string>> placement;  // axes innermost first
+    std::optional<std::string> strategy;                // a name in the library: only its axes are used
+};
+
+struct TrainSearchSpec {
+    ModelSpec model;
+    ChipSpec chip;
+    Cluster cluster;
+    double seq_len = 0;
+    double global_batch_seqs = 0;
+    Dtype precision = Dtype::bf16;
+    SearchConstraints fixed;
+    std::map<std::string, Strategy> strategies;  // by name (see strategies_needed)
+    std::size_t top_k = 10;
+    unsigned threads = 0;  // 0: all cores
+    std::optional<double> reference_step_time_s;  // count the valid plans faster than this
+};
+
+// The strategy names a search may ask the library for.
+[[nodiscard]] std::vector<std::string> strategies_needed(const SearchConstraints& fixed);
+
+// One plan, as compact as the hot loop wants it.
+struct SearchedPlan {
+    std::int64_t dp = 1, tp = 1, pp = 1, cp = 1, ep = 1, fsdp = 1, etp = 0, vpp = 1;
+    bool sequence_parallel = false, uneven_pipeline = false;
+    int zero = 0;
+    double micro_batch_seqs = 1, microbatches = 1;
+    PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+    Recompute recompute = Recompute::none;
+    bool offload_optimizer = false, overlap = true, tp_overlap = false;
+    std::array<std::uint8_t, 6> placement{};  // axis indices (see search_axis_name), innermost first
+    std::uint8_t placed_axes = 0;
+    std::uint8_t strategy = 0;                 // index into the spec's strategies, by name order
+    double step_time_s = 0;
+    double memory_bytes = 0;
+    std::uint64_t ordinal = 0;                 // position in the enumeration: ties go to the earlier plan
+};
+
+[[nodiscard]] const char* search_axis_name(std::size_t index);
+
+// The plan as `train` takes it (same numbers when simulated).
+[[nodiscard]] PlanSpec to_plan_spec(const SearchedPlan& plan, const TrainSearchSpec& spec);
+
+struct TrainSearchResult {
+    std::uint64_t plans_evaluated = 0;  // every plan of the space, each rejected or costed
+    std::uint64_t plans_costed = 0;     // step time computed (the valid ones)
+    std::array<std::uint64_t, kRejections> rejected{};
+    std::vector<SearchedPlan> top;      // best (shortest step) first
+    std::vector<SearchedPlan> pareto;   // step time vs memory per chip, by memory ascending
+    std::uint64_t plans_faster_than_reference = 0;
+    [[nodiscard]] std::uint64_t plans_valid() const { return plans_costed; }
+};
+
+// InputError naming the flag when a fixed knob contradicts the chips, the model or the batch, or
+// when the batch is smaller than every plan's data-parallel degree. An empty valid space is not an
+// error: the rejection counts say why.
+[[nodiscard]] TrainSearchResult search_training(const TrainSearchSpec& spec);
+
+}  // namespace ridgeline
