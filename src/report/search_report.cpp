@@ -21,7 +21,7 @@ const char* schedule_name(PipelineSchedule s) {
 
 constexpr std::array<const char*, kRejections> kRejectionKeys = {
     "tensor_heads", "tensor_kv_heads", "expert_count", "pipeline_layers",
-    "context_seq", "batch_data", "interleave_microbatches", "strategy_dims", "memory"};
+    "context_seq", "batch_data", "interleave_microbatches", "strategy_dims", "placement", "memory"};
 
 std::string whole(double value) { return std::to_string(static_cast<long long>(value)); }
 
@@ -36,6 +36,7 @@ std::string rejection_text(Rejection why, const TrainSearchSpec& spec) {
         case Rejection::batch_data: return "data-parallel degree did not divide the batch of " + whole(spec.global_batch_seqs) + " sequences";
         case Rejection::interleave_microbatches: return "interleaved schedule with micro-batches not a multiple of the stages";
         case Rejection::strategy_dims: return "the strategy split a model dimension unevenly";
+        case Rejection::placement: return "an axis did not fit the topology's dimensions in that order";
         case Rejection::memory: return "did not fit in " + si(spec.chip.hbm_bytes, "B");
     }
     return "?";

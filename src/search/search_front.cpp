@@ -4,17 +4,10 @@
 
 namespace ridgeline {
 
-namespace {
-
-bool before(const SearchedPlan& a, double step_s, std::uint64_t ordinal) {
-    return a.step_time_s < step_s || (a.step_time_s == step_s && a.ordinal < ordinal);
-}
-
-}  // namespace
-
 void TopPlans::insert(const SearchedPlan& plan) {
-    const auto at = std::find_if(plans_.begin(), plans_.end(),
-                                 [&](const SearchedPlan& p) { return !before(p, plan.step_time_s, plan.ordinal); });
+    const auto at = std::find_if(plans_.begin(), plans_.end(), [&](const SearchedPlan& p) {
+        return ranks_before(plan.step_time_s, plan.memory_bytes, plan.ordinal, p);
+    });
     plans_.insert(at, plan);
     if (plans_.size() > capacity_) plans_.pop_back();
 }

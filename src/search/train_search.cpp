@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <exception>
 #include <thread>
 
 #include "collective/collective_memo.hpp"
@@ -322,24 +323,31 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
                         reject_bulk(Rejection::strategy_dims, per_micro_batch);
                         continue;
                     }
+                    bool memory_checked = false;
                     for (std::size_t pi = 0; pi < o.placements.size(); ++pi) {
                         const auto& order = o.placements[pi];
                         std::copy(order.begin(), order.end(), plan.placement.begin());
                         std::vector<std::string> names;
                         for (std::uint8_t i = 0; i < o.placed_axes; ++i) names.emplace_back(kAxisNames[order[i]]);
-                        LayoutCosts l;
-                        scenario.mesh = place_plan(scenario.cluster, scenario.plan, names);
-                        l = cost_layout(scenario, work, &acc.memo).costs;
-                        if (pi == 0) {
+                        try {
+                            scenario.mesh = place_plan(scenario.cluster, scenario.plan, names);
+                        } catch (const InputError&) {
+                            reject_bulk(Rejection::placement, knob_plans);
+                            continue;
+                        }
+                        const LayoutCosts l = cost_layout(scenario, work, &acc.memo).costs;
+                        if (!memory_checked) {
                             // The leanest knobs bound every plan of this micro-batch from below, and
                             // memory only grows with the micro-batch: past it nothing fits.
+                            memory_checked = true;
                             StepKnobs lean;
                             lean.microbatches = plan.microbatches;
                             lean.recompute = Recompute::full;
                             lean.zero_stage = zeros.back();
                             lean.offload_optimizer = true;
                             if (estimate_memory(l, lean).total_bytes() > hbm) {
-                                reject_bulk(Rejection::memory, (o.micro_batches.size() - mb_index) * per_micro_batch);
+                                reject_bulk(Rejection::memory, (o.placements.size() - pi) * knob_plans +
+                                                                   (o.micro_batches.size() - mb_index - 1) * per_micro_batch);
                                 mb_index = o.micro_batches.size();
                                 break;
                             }
@@ -378,7 +386,7 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
                                                 ++r.plans_costed;
                                                 if (spec_.reference_step_time_s && step_s < *spec_.reference_step_time_s)
                                                     ++r.plans_faster_than_reference;
-                                                const bool top = acc.top.admits(step_s, this_ordinal);
+                                                const bool top = acc.top.admits(step_s, memory, this_ordinal);
                                                 const bool front = acc.pareto.admits(step_s, memory, this_ordinal);
                                                 if (!top && !front) continue;
                                                 plan.recompute = rc;
@@ -405,7 +413,9 @@ TrainSearchResult Search::run() {
     const unsigned threads = std::max(1U, spec_.threads != 0 ? spec_.threads : std::thread::hardware_concurrency());
     std::vector<Accumulator> accs(threads, Accumulator(spec_.top_k));
     std::atomic<std::size_t> next{0};
-    const auto worker = [&](Accumulator& acc) {
+    std::vector<std::exception_ptr> failures(threads);
+    const auto worker = [&](Accumulator& acc, std::exception_ptr& failure) {
+        try {
         TrainingScenario scenario;
         scenario.model = spec_.model;
         scenario.chip = spec_.chip;
@@ -413,11 +423,17 @@ TrainSearchResult Search::run() {
         scenario.seq_len = spec_.seq_len;
         scenario.global_batch_seqs = spec_.global_batch_seqs;
         for (std::size_t i = next++; i < work.size(); i = next++) run_unit(work[i], static_cast<std::uint64_t>(i) << 40, acc, scenario);
+        } catch (...) {
+            failure = std::current_exception();
+            next = work.size();  // the others stop at their next unit
+        }
     };
     std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, std::ref(accs[t]));
-    worker(accs[0]);
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, std::ref(accs[t]), std::ref(failures[t]));
+    worker(accs[0], failures[0]);
     for (auto& thread : pool) thread.join();
+    for (const auto& failure : failures)
+        if (failure) std::rethrow_exception(failure);
 
     TrainSearchResult out;
     TopPlans top(spec_.top_k);
@@ -428,7 +444,7 @@ TrainSearchResult Search::run() {
         out.plans_faster_than_reference += acc.result.plans_faster_than_reference;
         for (std::size_t i = 0; i < kRejections; ++i) out.rejected[i] += acc.result.rejected[i];
         for (const SearchedPlan& p : acc.top.plans())
-            if (top.admits(p.step_time_s, p.ordinal)) top.insert(p);
+            if (top.admits(p.step_time_s, p.memory_bytes, p.ordinal)) top.insert(p);
         for (const SearchedPlan& p : acc.pareto.plans())
             if (pareto.admits(p.step_time_s, p.memory_bytes, p.ordinal)) pareto.insert(p);
     }

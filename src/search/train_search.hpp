@@ -27,9 +27,10 @@ enum class Rejection {
     batch_data,              // the data-parallel degree does not divide the global batch
     interleave_microbatches, // interleaving needs the micro-batches in whole rounds of the pipeline
     strategy_dims,           // the strategy splits some dimension unevenly (d_ff, d_model ...)
+    placement,               // an axis does not fit the topology's dimensions in this order
     memory,                  // does not fit in HBM
 };
-inline constexpr std::size_t kRejections = 9;
+inline constexpr std::size_t kRejections = 10;
 
 // The knobs a user fixes; everything left empty is searched.
 struct SearchConstraints {

@@ -1,0 +1,269 @@
+// The parallelism search: against a brute force that builds and simulates every plan through the
+// `train` path one by one, for its best plan and its count of valid plans; its fronts; the same
+// answer for any thread count; the refusals.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "hardware/catalog.hpp"
+#include "search/train_search.hpp"
+#include "sharding/strategy_file.hpp"
+#include "test_support.hpp"
+
+using namespace ridgeline;
+
+namespace {
+
+ModelSpec mid_model() {
+    ModelSpec m;
+    m.name = "mid";
+    m.n_layers = 6;
+    m.d_model = 4096;
+    m.n_heads = 32;
+    m.n_kv_heads = 8;
+    m.head_dim = 128;
+    m.d_ff = 16384;
+    m.vocab_size = 32000;
+    return m;
+}
+
+TrainSearchSpec spec_on(const std::string& hardware_name, std::int64_t chips, const ModelSpec& model) {
+    const Hardware hardware = resolve_hardware(hardware_name, test::source_dir());
+    TrainSearchSpec spec;
+    spec.model = model;
+    spec.chip = hardware.chip;
+    ClusterShape shape;
+    shape.chips = chips;
+    spec.cluster = build_cluster(hardware, shape);
+    spec.seq_len = 1024;
+    spec.global_batch_seqs = 16;
+    spec.top_k = 5;
+    for (const auto& name : strategies_needed(spec.fixed)) spec.strategies[name] = resolve_strategy(name, test::source_dir());
+    return spec;
+}
+
+std::vector<std::int64_t> divisors(std::int64_t n) {
+    std::vector<std::int64_t> out;
+    for (std::int64_t i = 1; i <= n; ++i)
+        if (n % i == 0) out.push_back(i);
+    return out;
+}
+
+struct BruteForce {
+    std::uint64_t plans = 0, valid = 0;
+    double best_step_s = 1e300;
+};
+
+// Every plan of the documented space with offload off, data-parallel overlap on and tensor
+// overlap off, each built and simulated on its own through the `train` path.
+BruteForce brute_force(const TrainSearchSpec& spec, const Hardware& hardware) {
+    BruteForce out;
+    const ModelSpec& m = spec.model;
+    const std::int64_t chips = spec.cluster.chips();
+    const auto batch = static_cast<std::int64_t>(spec.global_batch_seqs);
+    for (const auto tp : divisors(chips))
+        for (const auto pp : divisors(chips / tp))
+            for (const auto cp : divisors(chips / tp / pp)) {
+                const std::int64_t dp = chips / tp / pp / cp;
+                for (const auto fsdp : divisors(dp)) {
+                    const bool layout_ok = m.n_heads % tp == 0 && m.n_kv_heads % tp == 0 && pp <= m.n_layers &&
+                                           static_cast<std::int64_t>(spec.seq_len) % cp == 0 && batch % dp == 0;
+                    const std::vector<std::int64_t> mbs = batch % dp == 0 ? divisors(batch / dp) : std::vector<std::int64_t>{1};
+                    std::vector<int> zeros = fsdp > 1 ? std::vector<int>{3} : dp == 1 ? std::vector<int>{0} : std::vector<int>{0, 1, 2};
+                    std::vector<std::pair<PipelineSchedule, std::int64_t>> schedules;
+                    if (pp == 1) schedules = {{PipelineSchedule::one_f_one_b, 1}};
+                    else {
+                        schedules = {{PipelineSchedule::gpipe, 1}, {PipelineSchedule::one_f_one_b, 1}};
+                        if (m.n_layers % pp == 0)
+                            for (const auto v : divisors(m.n_layers / pp))
+                                if (v > 1) schedules.push_back({PipelineSchedule::interleaved, v});
+                    }
+                    std::vector<std::string> axes;
+                    const std::vector<std::pair<std::string, std::int64_t>> sizes = {
+                        {"data", dp / fsdp}, {"fsdp", fsdp}, {"tensor", tp}, {"context", cp}, {"pipeline", pp}};
+                    for (const auto& [name, size] : sizes)
+                        if (size > 1) axes.push_back(name);
+                    std::vector<std::vector<std::string>> placements;
+                    do placements.push_back(axes);
+                    while (std::next_permutation(axes.begin(), axes.end(), [](const std::string& a, const std::string& b) {
+                        const std::vector<std::string> order = {"data", "fsdp", "expert", "tensor", "context", "pipeline"};
+                        return std::find(order.begin(), order.end(), a) < std::find(order.begin(), order.end(), b);
+                    }));
+                    for (const bool sp : tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false})
+                        for (const auto mb : mbs)
+                            for (const auto& placement : placements)
+                                for (const auto& [schedule, vpp] : schedules)
+                                    for (const Recompute rc : {Recompute::none, Recompute::selective, Recompute::full})
+                                        for (const int zero : zeros) {
+                                            ++out.plans;
+                                            if (!layout_ok) continue;
+                                            const double microbatches = static_cast<double>(batch / dp / mb);
+                                            if (schedule == PipelineSchedule::interleaved && static_cast<std::int64_t>(microbatches) % pp != 0)
+                                                continue;
+                                            TrainingSetup setup;
+                                            setup.model = m;
+                                            setup.hardware = hardware;
+                                            setup.cluster = spec.cluster;
+                                            setup.chips = chips;
+                                            setup.seq_len = spec.seq_len;
+                                            setup.global_batch_seqs = spec.global_batch_seqs;
+                                            PlanSpec& p = setup.plan;
+                                            p.dp = dp, p.tp = tp, p.pp = pp, p.cp = cp, p.fsdp = fsdp, p.vpp = vpp;
+                                            p.sequence_parallel = sp, p.zero = zero, p.recompute = rc, p.schedule = schedule;
+                                            p.micro_batch_seqs = static_cast<double>(mb);
+                                            p.placement = placement;
+                                            if (m.n_layers % pp != 0)
+                                                for (std::int64_t s = 0; s < pp; ++s)
+                                                    p.stage_layers.push_back(m.n_layers / pp + (s < m.n_layers % pp ? 1 : 0));
+                                            try {
+                                                const TrainingReport r = simulate_training(build_training_scenario(setup, test::source_dir(), "plan"));
+                                                if (!r.fits) continue;
+                                                ++out.valid;
+                                                out.best_step_s = std::min(out.best_step_s, r.step_time_s);
+                                            } catch (const InputError&) {
+                                            }
+                                        }
+                }
+            }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("search finds the best plan and counts the valid ones as a plan-by-plan brute force does") {
+    const Hardware hardware = resolve_hardware("tpu-v5e", test::source_dir());
+    TrainSearchSpec spec = spec_on("tpu-v5e", 8, mid_model());
+    spec.fixed.offload_optimizer = false;
+    spec.fixed.overlap = true;
+    spec.fixed.tp_overlap = false;
+    const TrainSearchResult result = search_training(spec);
+    const BruteForce brute = brute_force(spec, hardware);
+
+    CHECK(result.plans_evaluated == brute.plans);
+    CHECK(result.plans_valid() == brute.valid);
+    CHECK(brute.valid > 0);
+    CHECK(result.rejected[static_cast<std::size_t>(Rejection::memory)] > 0);  // the space straddles the 16 GB of a v5e
+    REQUIRE(!result.top.empty());
+    CHECK(test::relative_error(result.top.front().step_time_s, brute.best_step_s) < 1e-12);
+    std::uint64_t rejected = 0;
+    for (const auto count : result.rejected) rejected += count;
+    CHECK(result.plans_costed + rejected == result.plans_evaluated);
+}
+
+TEST_CASE("every top plan simulates through the train path to the step time and memory the search gave it") {
+    const Hardware hardware = resolve_hardware("dgx-h100", test::source_dir());
+    TrainSearchSpec spec = spec_on("dgx-h100", 16, mid_model());
+    spec.global_batch_seqs = 64;
+    spec.top_k = 20;
+    const TrainSearchResult result = search_training(spec);
+    REQUIRE(result.top.size() == 20);
+    for (const SearchedPlan& plan : result.top) {
+        TrainingSetup setup;
+        setup.model = spec.model;
+        setup.hardware = hardware;
+        setup.cluster = spec.cluster;
+        setup.chips = 16;
+        setup.seq_len = spec.seq_len;
+        setup.global_batch_seqs = spec.global_batch_seqs;
+        setup.plan = to_plan_spec(plan, spec);
+        const TrainingReport r = simulate_training(build_training_scenario(setup, test::source_dir(), "plan"));
+        CHECK(test::relative_error(r.step_time_s, plan.step_time_s) < 1e-12);
+        CHECK(test::relative_error(r.memory.total_bytes(), plan.memory_bytes) < 1e-12);
+        CHECK(r.fits);
+    }
+    for (std::size_t i = 1; i < result.top.size(); ++i) CHECK(result.top[i - 1].step_time_s <= result.top[i].step_time_s);
+}
+
+TEST_CASE("the Pareto front trades memory for time and ends at the fastest plan") {
+    TrainSearchSpec spec = spec_on("tpu-v5e", 16, mid_model());
+    spec.global_batch_seqs = 32;
+    const TrainSearchResult result = search_training(spec);
+    REQUIRE(result.pareto.size() >= 2);
+    for (std::size_t i = 1; i < result.pareto.size(); ++i) {
+        CHECK(result.pareto[i - 1].memory_bytes <= result.pareto[i].memory_bytes);
+        CHECK(result.pareto[i - 1].step_time_s > result.pareto[i].step_time_s);
+    }
+    CHECK(result.pareto.back().step_time_s == result.top.front().step_time_s);
+    for (const SearchedPlan& p : result.pareto) CHECK(p.memory_bytes <= spec.chip.hbm_bytes);
+}
+
+TEST_CASE("the search gives the same answer on any number of threads") {
+    TrainSearchSpec spec = spec_on("dgx-h100", 32, mid_model());
+    spec.global_batch_seqs = 64;
+    spec.threads = 1;
+    const TrainSearchResult one = search_training(spec);
+    spec.threads = 3;
+    const TrainSearchResult three = search_training(spec);
+    CHECK(one.plans_evaluated == three.plans_evaluated);
+    CHECK(one.rejected == three.rejected);
+    REQUIRE(one.top.size() == three.top.size());
+    for (std::size_t i = 0; i < one.top.size(); ++i) CHECK(one.top[i].ordinal == three.top[i].ordinal);
+    REQUIRE(one.pareto.size() == three.pareto.size());
+    for (std::size_t i = 0; i < one.pareto.size(); ++i) CHECK(one.pareto[i].ordinal == three.pareto[i].ordinal);
+}
+
+TEST_CASE("fixed knobs restrict the space; contradicting ones are refused") {
+    TrainSearchSpec spec = spec_on("dgx-h100", 16, mid_model());
+    spec.global_batch_seqs = 64;
+    spec.fixed.tp = 2;
+    spec.fixed.recompute = Recompute::selective;
+    const TrainSearchResult result = search_training(spec);
+    REQUIRE(!result.top.empty());
+    for (const SearchedPlan& p : result.top) {
+        CHECK(p.tp == 2);
+        CHECK(p.recompute == Recompute::selective);
+    }
+    spec.fixed.tp = 3;  // does not divide 16 chips
+    CHECK_THROWS_AS((void)search_training(spec), InputError);
+    spec.fixed.tp = 16;  // does not divide 8 KV heads
+    CHECK_THROWS_AS((void)search_training(spec), InputError);
+    spec.fixed.tp.reset();
+    spec.fixed.dp = 16;  // 16 replicas for 8 sequences
+    spec.global_batch_seqs = 8;
+    CHECK_THROWS_AS((void)search_training(spec), InputError);
+}
+
+TEST_CASE("search CLI: rejection table, JSON face, a range of chip counts, and bad input") {
+    const auto ok = test::run_ridgeline(
+        "search train --model llama3-8b --hardware dgx-h100 --chips 16 --global-batch-seqs 64 --seq-len 4096 --top 3 --json");
+    REQUIRE(ok.exit_code == 0);
+    const auto doc = nlohmann::json::parse(ok.out);
+    CHECK(doc["schema"] == "ridgeline.search-train/1");
+    CHECK(doc["top"].size() == 3);
+    CHECK(doc["plans_valid"].get<std::uint64_t>() > 0);
+    std::uint64_t rejected = 0;
+    for (const auto& [reason, count] : doc["rejected"].items()) rejected += count.get<std::uint64_t>();
+    CHECK(doc["plans_evaluated"].get<std::uint64_t>() == doc["plans_valid"].get<std::uint64_t>() + rejected);
+    CHECK(doc["top"][0]["report"]["schema"] == "ridgeline.train/1");
+    CHECK(doc["top"][0]["report"]["step_time_s"].get<double>() <= doc["top"][1]["report"]["step_time_s"].get<double>());
+    CHECK(doc["pareto"].size() >= 1);
+
+    // Nothing fits: an answer with its reasons, not an error.
+    const auto none = test::run_ridgeline("search train --model llama3-405b --hardware dgx-h100 --chips 8 --global-batch-seqs 8");
+    CHECK(none.exit_code == 0);
+    CHECK(none.out.find("did not fit in 80.00 GB") != std::string::npos);
+    CHECK(none.out.find("No plan fits") != std::string::npos);
+
+    const auto range = test::run_ridgeline("search train --model llama3-8b --hardware dgx-h100 --chips 8..32 --global-batch-seqs 64 --json");
+    REQUIRE(range.exit_code == 0);
+    const auto scaling = nlohmann::json::parse(range.out);
+    CHECK(scaling["schema"] == "ridgeline.search-scaling/1");
+    REQUIRE(scaling["points"].size() == 3);
+    CHECK(scaling["points"][2]["chips"] == 32);
+
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {"--chips 0 --global-batch-seqs 16", "--chips"},
+        {"--chips 64..8 --global-batch-seqs 16", "--chips"},
+        {"--chips 16 --global-batch-seqs 16 --tp 3", "--tp"},
+        {"--chips 16 --global-batch-seqs 8 --dp 16", "--dp"},
+        {"--chips 16 --global-batch-seqs 16 --placement tensor,tensor", "--placement"},
+        {"--chips 16 --global-batch-seqs 16 --sp maybe", "--sp"}};
+    for (const auto& [flags, named] : bad) {
+        const auto r = test::run_ridgeline("search train --model llama3-8b --hardware dgx-h100 " + flags);
+        INFO(flags);
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find(named) != std::string::npos);
+    }
+}
