@@ -292,6 +292,23 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
     plan.placed_axes = o.placed_axes;
     const double per_replica = spec_.global_batch_seqs / d(g.dp);
 
+    // Each order of the axes on the topology, laid once for every knob of the layout (or not at
+    // all: an axis may not fit what its inner axes left of a dimension).
+    TrainingPlan axes_only;
+    const auto sizes = g.sizes();
+    for (std::size_t i = 0; i < kAxisNames.size(); ++i) axes_only.axes[kAxisNames[i]] = sizes[i];
+    std::vector<std::optional<Mesh>> meshes(o.placements.size());
+    for (std::size_t pi = 0; pi < o.placements.size(); ++pi) {
+        std::vector<std::string> names;
+        for (std::uint8_t i = 0; i < o.placed_axes; ++i) names.emplace_back(kAxisNames[o.placements[pi][i]]);
+        try {
+            meshes[pi] = place_plan(scenario.cluster, axes_only, names);
+        } catch (const InputError&) {
+        }
+    }
+    if (std::none_of(meshes.begin(), meshes.end(), [](const auto& mesh) { return mesh.has_value(); }))
+        return reject_bulk(Rejection::placement, o.total());
+
     for (const bool sp : o.sequence_parallel)
         for (const std::int64_t etp : o.etp) {
             plan.sequence_parallel = sp;
@@ -325,17 +342,14 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
                     }
                     bool memory_checked = false;
                     for (std::size_t pi = 0; pi < o.placements.size(); ++pi) {
-                        const auto& order = o.placements[pi];
-                        std::copy(order.begin(), order.end(), plan.placement.begin());
-                        std::vector<std::string> names;
-                        for (std::uint8_t i = 0; i < o.placed_axes; ++i) names.emplace_back(kAxisNames[order[i]]);
-                        try {
-                            scenario.mesh = place_plan(scenario.cluster, scenario.plan, names);
-                        } catch (const InputError&) {
+                        if (!meshes[pi]) {
                             reject_bulk(Rejection::placement, knob_plans);
                             continue;
                         }
+                        std::copy(o.placements[pi].begin(), o.placements[pi].end(), plan.placement.begin());
+                        std::swap(scenario.mesh, *meshes[pi]);  // no copy: swapped back below
                         const LayoutCosts l = cost_layout(scenario, work, &acc.memo).costs;
+                        std::swap(scenario.mesh, *meshes[pi]);
                         if (!memory_checked) {
                             // The leanest knobs bound every plan of this micro-batch from below, and
                             // memory only grows with the micro-batch: past it nothing fits.
