@@ -219,3 +219,25 @@ TEST_CASE("context parallelism: ring attention passes K/V c-1 times; the all-gat
     for (const auto& c : gather.collectives)
         if (c.axes == AxisList{"context"} && c.phase == CommPhase::forward) CHECK(c.bytes == local_kv * 4);
 }
+
+TEST_CASE("every strategy computes each weight's full GEMM once per replica: device FLOPs x tensor x context") {
+    // small_model: QKV 1024 x (8 + 2 x 8) x 128, output 1024 x 1024, gated MLP 3 x 1024 x 4096.
+    const double weights = 1024.0 * 24 * 128 + 1024.0 * 1024 + 3.0 * 1024 * 4096;
+    const double micro = 2, seq = 512;
+    const std::vector<std::pair<std::string, AxisSizes>> plans = {
+        {"megatron-tp", {{"data", 2}, {"tensor", 4}}},
+        {"megatron-tp-sp", {{"data", 2}, {"tensor", 4}}},
+        {"megatron-3d-sp", {{"data", 2}, {"tensor", 4}, {"context", 2}}},
+        {"fsdp-tp", {{"data", 2}, {"fsdp", 2}, {"tensor", 4}}},
+        {"fsdp", {{"data", 2}, {"fsdp", 4}}},
+        {"maxtext", {{"data", 2}, {"fsdp", 2}, {"tensor", 2}}},
+    };
+    for (const auto& [strategy, sizes] : plans) {
+        const LayerWork work = derive(strategy, sizes, micro, seq);
+        double device_flops = 0;
+        for (const auto& m : work.matmuls) device_flops += m.flops();
+        const auto size = [&](const char* axis) { return sizes.count(axis) ? static_cast<double>(sizes.at(axis)) : 1.0; };
+        INFO(strategy);
+        CHECK(device_flops * size("tensor") * size("context") == doctest::Approx(2.0 * micro * seq * weights));
+    }
+}

@@ -2,20 +2,32 @@
 
 #include "cli/commands.hpp"
 #include "report/reports.hpp"
+#include "report/search_reports.hpp"
+#include "validation/compare_published.hpp"
 #include "validation/validate.hpp"
 
 namespace ridgeline::cli {
 
 void add_validate_command(CLI::App& app, const GlobalOptions& options) {
     struct Flags {
-        std::string file;
-        bool json = false;
+        std::string file, source;
+        bool json = false, compare_published = false;
+        unsigned threads = 0;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = app.add_subcommand("validate", "predict published runs (run-record files) and compare with what they measured");
     c->add_option("file", f->file, "a ridgeline.run-record/1 file")->required();
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.validation/1)");
+    c->add_flag("--compare-published", f->compare_published,
+                "search each training record's job and rank its published plan among the plans found (schema ridgeline.compare-published/1)");
+    c->add_option("--source", f->source, "only records whose source key contains this text");
+    c->add_option("--threads", f->threads, "search threads (default: all cores)")->check(CLI::Range(1U, 1024U));
     c->callback([f, &options] {
+        if (f->compare_published) {
+            const auto comparisons = compare_published(load_run_records(f->file), options.data_dir, f->source, f->threads);
+            std::cout << (f->json ? report::comparison_json(comparisons) + "\n" : report::comparison_table(comparisons));
+            return;
+        }
         const ValidationResult result = validate_records(load_run_records(f->file), options.data_dir);
         std::cout << (f->json ? report::validation_json(result) + "\n" : report::validation_table(result));
     });

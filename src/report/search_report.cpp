@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "model/model_summary.hpp"
@@ -92,7 +94,78 @@ std::string rejections_text(const TrainSearchResult& r, const TrainSearchSpec& s
     return table.render();
 }
 
+struct ComparisonSummary {
+    std::size_t compared = 0, in_top_5_percent = 0;
+    double median_percentile = 0, median_gain = 0;
+};
+
+double median(std::vector<double> values) {
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+ComparisonSummary summarize(const std::vector<PublishedComparison>& comparisons) {
+    ComparisonSummary s;
+    std::vector<double> percentiles, gains;
+    for (const auto& c : comparisons) {
+        if (!c.ok) continue;
+        ++s.compared;
+        if (c.percentile() <= 0.05) ++s.in_top_5_percent;
+        percentiles.push_back(c.percentile());
+        gains.push_back(c.predicted_gain());
+    }
+    s.median_percentile = median(percentiles);
+    s.median_gain = median(gains);
+    return s;
+}
+
 }  // namespace
+
+std::string comparison_table(const std::vector<PublishedComparison>& comparisons) {
+    Table table({"record", "valid plans", "published rank", "top %", "best plan", "predicted gain"});
+    std::size_t skipped = 0;
+    for (const auto& c : comparisons) {
+        if (!c.ok) {
+            ++skipped;
+            continue;
+        }
+        table.add_row({c.id, si(static_cast<double>(c.plans_valid)), si(static_cast<double>(c.rank)), fixed(100.0 * c.percentile(), 2) + "%",
+                       degrees_text(c.best) + ", " + knobs_text(c.best), fixed(100.0 * c.predicted_gain(), 1) + "%"});
+    }
+    const ComparisonSummary s = summarize(comparisons);
+    return table.render() + "\n" + std::to_string(s.compared) + " published plans compared (" + std::to_string(skipped) +
+           " skipped): median rank in the top " + fixed(100.0 * s.median_percentile, 2) + "% of valid plans; " +
+           std::to_string(s.in_top_5_percent) + " in the top 5%; median predicted gain of the best plan " +
+           fixed(100.0 * s.median_gain, 1) + "%\n";
+}
+
+std::string comparison_json(const std::vector<PublishedComparison>& comparisons) {
+    nlohmann::json doc;
+    doc["schema"] = "ridgeline.compare-published/1";
+    doc["records"] = nlohmann::json::array();
+    for (const auto& c : comparisons) {
+        nlohmann::json record = {{"id", c.id}, {"source", c.source}, {"ok", c.ok}};
+        if (!c.ok) {
+            record["reason"] = c.reason;
+        } else {
+            record["plans_valid"] = c.plans_valid;
+            record["published_rank"] = c.rank;
+            record["published_percentile"] = c.percentile();
+            record["published_step_time_s"] = c.published_step_s;
+            record["published_fits"] = c.published_fits;
+            record["best_step_time_s"] = c.best_step_s;
+            record["predicted_gain"] = c.predicted_gain();
+            record["best_plan"] = plan_document(c.best);
+        }
+        doc["records"].push_back(record);
+    }
+    const ComparisonSummary s = summarize(comparisons);
+    doc["summary"] = {{"compared", s.compared}, {"in_top_5_percent", s.in_top_5_percent},
+                      {"median_percentile", s.median_percentile}, {"median_predicted_gain", s.median_gain}};
+    return doc.dump(2);
+}
 
 std::string train_search_table(const TrainSearchOutcome& o) {
     const TrainSearchSpec& spec = *o.spec;

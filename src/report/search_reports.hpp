@@ -7,6 +7,7 @@
 
 #include "engine/training.hpp"
 #include "search/train_search.hpp"
+#include "validation/compare_published.hpp"
 
 namespace ridgeline::report {
 
@@ -45,5 +46,9 @@ struct ScalingOutcome {
 };
 [[nodiscard]] std::string scaling_table(const ScalingOutcome& outcome);
 [[nodiscard]] std::string scaling_json(const ScalingOutcome& outcome);
+
+// `validate --compare-published`: each record's rank among the search's plans, with a summary.
+[[nodiscard]] std::string comparison_table(const std::vector<PublishedComparison>& comparisons);
+[[nodiscard]] std::string comparison_json(const std::vector<PublishedComparison>& comparisons);
 
 }  // namespace ridgeline::report

@@ -152,9 +152,15 @@ void derive_matmul(Context& c, const std::string& name, const Tensor& x, const T
     DerivedMatmul matmul;
     matmul.name = name;
     matmul.routed = false;
-    matmul.rows = c.local_extent(y, D::batch, y.spec.on(D::batch)) * c.local_extent(y, D::seq, y.spec.on(D::seq));
+    // The GEMM runs over the input's local tokens: an output split over further token axes takes
+    // only its slice, except over the partial-sum axes, whose every row and column is computed
+    // and then scattered.
+    AxisList y_token_axes = y.spec.on(D::batch);
+    for (const auto& axis : y.spec.on(D::seq)) y_token_axes.push_back(axis);
+    const double sliced = c.size(minus(minus(y_token_axes, token_axes), partial));
+    matmul.rows = c.local_extent(x_eff, D::batch, x_eff.spec.on(D::batch)) * c.local_extent(x_eff, D::seq, x_eff.spec.on(D::seq)) / sliced;
     matmul.contract = c.local_extent(x_eff, contract, x_eff.spec.on(contract));
-    matmul.cols = c.local_extent(y, out, y.spec.on(out));
+    matmul.cols = c.local_extent(y, out, minus(y.spec.on(out), partial));
     matmul.weight_elements = w.elements() / c.size(all_axes(w.spec));
     c.work.weight_elements += matmul.weight_elements;
     c.work.matmuls.push_back(matmul);

@@ -40,6 +40,49 @@ ModelSpec record_model(const RunRecord& r) {
 
 }  // namespace
 
+TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::path& data_dir) {
+    const auto chip = chip_names().find(r.accelerator);
+    if (chip == chip_names().end()) throw InputError("record " + r.id, "accelerator", "no hardware description for " + r.accelerator);
+    if (!r.global_batch_seqs) throw InputError("record " + r.id, "global_batch_seqs", "no global batch size");
+    TrainingSetup setup;
+    setup.model = record_model(r);
+    setup.hardware = resolve_hardware(chip->second, data_dir);
+    if (r.scale_out_Bps_per_device) setup.hardware.chip.scale_out.bw_per_chip_Bps_one_way = *r.scale_out_Bps_per_device;
+    setup.chips = r.count;
+    if (r.num_slices) setup.domains = *r.num_slices;
+    else if (r.nvlink_domain && r.count >= *r.nvlink_domain && setup.hardware.system &&
+             setup.hardware.system->scale_up.domain_size == *r.nvlink_domain)
+        setup.domains = r.count / *r.nvlink_domain;
+    setup.seq_len = static_cast<double>(r.seq_len);
+    setup.global_batch_seqs = static_cast<double>(*r.global_batch_seqs);
+    PlanSpec& p = setup.plan;
+    p.dp = r.dp;
+    p.tp = r.tp;
+    p.pp = r.pp;
+    p.cp = r.cp;
+    p.ep = r.ep;
+    p.fsdp = r.fsdp;
+    p.etp = r.etp.value_or(0);
+    p.vpp = r.vpp.value_or(1);
+    // Records do not say how layers that do not divide evenly were split: spread them as evenly
+    // as possible over the pipeline ranks (the largest stage sets the pace) and drop interleaving.
+    if (r.layers % (r.pp * p.vpp) != 0) {
+        p.vpp = 1;
+        if (r.layers % r.pp != 0)
+            for (std::int64_t stage = 0; stage < r.pp; ++stage)
+                p.stage_layers.push_back(r.layers / r.pp + (stage < r.layers % r.pp ? 1 : 0));
+    }
+    p.sequence_parallel = r.sequence_parallel;
+    p.zero = r.zero;
+    p.recompute = *parse_recompute(r.recompute);
+    p.micro_batch_seqs = r.micro_batch_seqs ? static_cast<double>(*r.micro_batch_seqs) : 0.0;
+    p.precision = *parse_dtype(r.precision);
+    p.overlap = r.comm_overlap.value_or(true);
+    p.tp_overlap = r.comm_overlap.value_or(false);
+    if (r.tpu_slice) p.strategy = r.tp > 1 || r.fsdp > 1 ? "maxtext" : "dp";
+    return setup;
+}
+
 RecordResult predict_record(const RunRecord& r, const std::filesystem::path& data_dir) {
     RecordResult result{r.id, r.kind, r.source_key, false, "", 0, 0, 0, 0, ""};
     const auto skip = [&](const std::string& reason) {
@@ -55,42 +98,7 @@ RecordResult predict_record(const RunRecord& r, const std::filesystem::path& dat
     if (r.moe && r.moe->layer_freq != 1) return skip("MoE layers interleaved with dense ones (layer_freq > 1)");
 
     try {
-        TrainingSetup setup;
-        setup.model = record_model(r);
-        setup.hardware = resolve_hardware(chip->second, data_dir);
-        if (r.scale_out_Bps_per_device) setup.hardware.chip.scale_out.bw_per_chip_Bps_one_way = *r.scale_out_Bps_per_device;
-        setup.chips = r.count;
-        if (r.num_slices) setup.domains = *r.num_slices;
-        else if (r.nvlink_domain && r.count >= *r.nvlink_domain && setup.hardware.system &&
-                 setup.hardware.system->scale_up.domain_size == *r.nvlink_domain)
-            setup.domains = r.count / *r.nvlink_domain;
-        setup.seq_len = static_cast<double>(r.seq_len);
-        setup.global_batch_seqs = static_cast<double>(*r.global_batch_seqs);
-        PlanSpec& p = setup.plan;
-        p.dp = r.dp;
-        p.tp = r.tp;
-        p.pp = r.pp;
-        p.cp = r.cp;
-        p.ep = r.ep;
-        p.fsdp = r.fsdp;
-        p.etp = r.etp.value_or(0);
-        p.vpp = r.vpp.value_or(1);
-        // Records do not say how layers that do not divide evenly were split: spread them as evenly
-        // as possible over the pipeline ranks (the largest stage sets the pace) and drop interleaving.
-        if (r.layers % (r.pp * p.vpp) != 0) {
-            p.vpp = 1;
-            if (r.layers % r.pp != 0)
-                for (std::int64_t stage = 0; stage < r.pp; ++stage)
-                    p.stage_layers.push_back(r.layers / r.pp + (stage < r.layers % r.pp ? 1 : 0));
-        }
-        p.sequence_parallel = r.sequence_parallel;
-        p.zero = r.zero;
-        p.recompute = *parse_recompute(r.recompute);
-        p.micro_batch_seqs = r.micro_batch_seqs ? static_cast<double>(*r.micro_batch_seqs) : 0.0;
-        p.precision = *parse_dtype(r.precision);
-        p.overlap = r.comm_overlap.value_or(true);
-        p.tp_overlap = r.comm_overlap.value_or(false);
-        if (r.tpu_slice) p.strategy = r.tp > 1 || r.fsdp > 1 ? "maxtext" : "dp";
+        const TrainingSetup setup = record_training_setup(r, data_dir);
         const TrainingScenario scenario = build_training_scenario(setup, data_dir, "record " + r.id);
         const TrainingReport report = simulate_training(scenario);
         result.predicted_tokens_per_s = report.tokens_per_s;

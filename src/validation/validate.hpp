@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "scenario/training_setup.hpp"
 #include "validation/run_record.hpp"
 
 namespace ridgeline {
@@ -33,6 +34,10 @@ struct ValidationResult {
     ErrorSummary overall;
     std::map<std::string, ErrorSummary> by_source;
 };
+
+// The training job a record describes: its model, hardware, chips, batch and plan (InputError
+// naming the record and field when it cannot be built).
+[[nodiscard]] TrainingSetup record_training_setup(const RunRecord& record, const std::filesystem::path& data_dir);
 
 [[nodiscard]] RecordResult predict_record(const RunRecord& record, const std::filesystem::path& data_dir);
 [[nodiscard]] ValidationResult validate_records(const std::vector<RunRecord>& records, const std::filesystem::path& data_dir);
