@@ -19,5 +19,8 @@ void add_topology_command(CLI::App& app, const GlobalOptions& options);
 void add_collective_command(CLI::App& app, const GlobalOptions& options);
 void add_train_command(CLI::App& app, const GlobalOptions& options);
 void add_validate_command(CLI::App& app, const GlobalOptions& options);
+void add_serve_command(CLI::App& app, const GlobalOptions& options);
+// `search serve`, registered on the `search` parent command.
+void add_search_serve_command(CLI::App& search, const GlobalOptions& options);
 
 }  // namespace ridgeline::cli

@@ -54,4 +54,25 @@ double parse_bytes(const std::string& text, const std::string& flag) {
     throw InputError(flag, "", "expected a positive size such as 1GiB, 512MB or 4e9, found \"" + text + "\"");
 }
 
+std::vector<std::int64_t> parse_count_range(const std::string& text, const std::string& flag, std::int64_t max) {
+    const auto bad = [&] {
+        return InputError(flag, "", "expected a whole number or a range such as 1..512, found \"" + text + "\"");
+    };
+    const std::size_t dots = text.find("..");
+    if (dots == std::string::npos) {
+        const auto value = parse_positive_whole(text, max);
+        if (!value) throw bad();
+        return {*value};
+    }
+    const auto low = parse_positive_whole(text.substr(0, dots), max);
+    const auto high = parse_positive_whole(text.substr(dots + 2), max);
+    if (!low || !high || *low > *high) throw bad();
+    std::vector<std::int64_t> values = {*low};
+    std::int64_t power = 1;
+    while (power <= *low) power *= 2;
+    for (; power < *high; power *= 2) values.push_back(power);
+    if (*high != *low) values.push_back(*high);
+    return values;
+}
+
 }  // namespace ridgeline::io
