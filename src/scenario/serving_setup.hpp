@@ -11,7 +11,7 @@ struct ServingSetup {
     ModelSpec model;
     Hardware hardware;
     std::int64_t chips = 0;
-    ServingPlan plan;  // plan.dp = 0: what the chips leave
+    ServingPlan plan{1, 1, 1, 0, Dtype::bf16, Dtype::bf16};  // dp = 0: what the chips leave
     double batch_seqs = 1;
     double input_len = 0;
     double output_len = 0;
