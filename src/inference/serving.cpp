@@ -46,6 +46,8 @@ void ChipModel::matmul(LayerCost& c, double rows, double contract, double cols, 
     const double flops = 2.0 * rows * contract * cols * scale;
     const double weights = contract * cols * bytes_per_element(s_.plan.weights) * scale;
     const double activations = bytes_per_element(kActivations) * rows * (contract + cols) * scale;
+    // The chip's GEMM efficiency, tiles included: a decode GEMM of a few rows still runs whole tiles, so
+    // its compute side approaches the weight streaming well below the ideal roofline's critical batch.
     const double compute_s =
         flops / (s_.chip.peak_flops(compute) * matmul_efficiency(s_.chip.efficiency, compute, rows, contract, cols));
     const double memory_s = (weights + activations) / hbm_Bps_;

@@ -33,7 +33,8 @@ std::string validation_table(const ValidationResult& v) {
     if (v.serve.count > 0)
         summary.add_row({"serving records", std::to_string(v.serve.count), fixed(100.0 * v.serve.median_abs_error, 1) + "%",
                          fixed(100.0 * v.serve.p90_abs_error, 1) + "%"});
-    summary.add_row({"all training", std::to_string(v.overall.count), fixed(100.0 * v.overall.median_abs_error, 1) + "%",
+    if (v.overall.count > 0 || v.serve.count == 0)
+        summary.add_row({"all training", std::to_string(v.overall.count), fixed(100.0 * v.overall.median_abs_error, 1) + "%",
                      fixed(100.0 * v.overall.p90_abs_error, 1) + "%"});
     return text + summary.render() + std::to_string(v.skipped) + " skipped\n";
 }
