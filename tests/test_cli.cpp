@@ -493,7 +493,7 @@ TEST_CASE("search serve: the best configurations meeting the SLOs and the Pareto
                                      "--slo-ttft-ms 100 --slo-tpot-ms 20 --objective throughput --max-batch 16");
     REQUIRE(table.exit_code == 0);
     CHECK(table.out.find("Pareto front") != std::string::npos);
-    expect_refusal("search serve --model llama3-8b --hardware a100-80gb --chips 1 --input-len 128 --output-len 128 --slo-ttft-ms 100 --slo-tpot-ms 20",
+    expect_refusal("search serve --model llama3-8b --hardware b200 --chips 1 --input-len 128 --output-len 128 --slo-ttft-ms 100 --slo-tpot-ms 20",
                    {"--objective", "price"});
     expect_refusal("search serve --model llama3-8b --hardware h100 --chips 8..x --input-len 128 --output-len 128 --slo-ttft-ms 100 --slo-tpot-ms 20",
                    {"--chips"});
