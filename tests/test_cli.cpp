@@ -60,7 +60,7 @@ void expect_model_refusal(const std::string& file_name, const json& model, const
 
 TEST_CASE("every subcommand answers --help with exit 0") {
     for (const char* command : {"--help", "train --help", "validate --help", "model --help", "roofline --help", "topology --help",
-                                "collective --help", "hardware --help", "models --help"}) {
+                                "collective --help", "hardware --help", "models --help", "serve --help", "search serve --help"}) {
         CAPTURE(command);
         const auto result = run_ridgeline(command);
         CHECK(result.exit_code == 0);
@@ -424,4 +424,92 @@ TEST_CASE("inputs the fuzzers found are refused as bad input") {
                                            "train --scenario " + path, "topology --topology " + path})
             expect_refusal(command, {path});
     }
+}
+
+TEST_CASE("serve: the JSON face, the latency-throughput curve and a disaggregated split") {
+    const auto result = run_ridgeline("serve --model llama3-70b --hardware dgx-h100 --chips 8 --tp 8 --batch 32 --input-len 2048 "
+                                      "--output-len 512 --weights-dtype fp8 --kv-dtype fp8 --requests-per-s 10 --json");
+    REQUIRE(result.exit_code == 0);
+    const json doc = json::parse(result.out);
+    CHECK(doc["schema"] == "ridgeline.serve/1");
+    CHECK(doc["fits"] == true);
+    CHECK(doc["prefill"]["ttft_s"].get<double>() > 0);
+    CHECK(doc["decode"]["tpot_s"].get<double>() > 0);
+    CHECK(doc["decode"]["per_layer"]["collectives"].size() == 2);  // two tensor all-reduces per layer
+    CHECK(doc["throughput"]["output_tokens_per_s_per_chip"].get<double>() ==
+          doctest::Approx(doc["throughput"]["output_tokens_per_s"].get<double>() / 8));
+    CHECK(doc["cost_per_million_output_tokens_usd"].get<double>() > 0);
+    CHECK(doc["max_batch_seqs"].get<double>() >= 32);
+    CHECK(doc["disaggregated"]["chips"].get<int>() >= 16);
+
+    const auto curve = run_ridgeline("serve --model llama3-8b --hardware h100 --batch 1..512 --input-len 1024 --output-len 256 --json");
+    REQUIRE(curve.exit_code == 0);
+    const json curve_doc = json::parse(curve.out);
+    CHECK(curve_doc["curve"]["points"].size() == 10);
+    CHECK(curve_doc["curve"]["critical_batch_seqs"].get<double>() > 1);
+
+    const auto moe = run_ridgeline("serve --model mixtral-8x7b --hardware dgx-h100 --chips 8 --tp 2 --ep 4 --batch 64 --input-len 512 --output-len 128 --json");
+    REQUIRE(moe.exit_code == 0);
+    const json moe_doc = json::parse(moe.out);
+    CHECK(moe_doc["moe_decode"]["experts_touched_per_layer"].get<double>() < 8.0);
+    CHECK(moe_doc["moe_decode"]["experts_touched_per_layer"].get<double>() > 2.0);
+}
+
+TEST_CASE("serve: what does not fit is a report with fits false; bad plans and dtypes are refused") {
+    const auto big = run_ridgeline("serve --model llama3-70b --hardware h100 --input-len 1024 --output-len 128 --json");
+    REQUIRE(big.exit_code == 0);
+    const json doc = json::parse(big.out);
+    CHECK(doc["fits"] == false);
+    CHECK(doc["overflow_bytes"].get<double>() > 0);
+    CHECK(doc["overflow"].get<std::string>().find("weights") != std::string::npos);
+    const auto long_context = run_ridgeline("serve --model llama3-8b --hardware h100 --batch 512 --input-len 32768 --output-len 1024 --json");
+    REQUIRE(long_context.exit_code == 0);
+    CHECK(json::parse(long_context.out)["fits"] == false);
+
+    expect_refusal("serve --model llama3-8b --hardware tpu-v5e --weights-dtype fp8 --input-len 128 --output-len 16", {"tpu-v5e", "fp8", "--weights-dtype"});
+    expect_refusal("serve --model llama3-8b --hardware tpu-v5e --kv-dtype fp8 --input-len 128 --output-len 16", {"tpu-v5e", "fp8", "--kv-dtype"});
+    expect_refusal("serve --model llama3-70b --hardware h100 --chips 16 --tp 16 --input-len 128 --output-len 16", {"--tp", "KV heads"});
+    expect_refusal("serve --model llama3-8b --hardware h100 --chips 8 --tp 3 --input-len 128 --output-len 16", {"--tp"});
+    expect_refusal("serve --model llama3-8b --hardware h100 --chips 2 --ep 2 --input-len 128 --output-len 16", {"--ep"});
+    expect_refusal("serve --model llama3-8b --hardware h100 --chips 2 --batch 3 --input-len 128 --output-len 16", {"--batch"});
+    expect_refusal("serve --model llama3-8b --hardware h100 --batch 8..2 --input-len 128 --output-len 16", {"--batch"});
+    expect_refusal("serve --model llama3-8b --hardware h100 --kv-dtype int4 --input-len 128 --output-len 16", {"--kv-dtype"});
+    expect_refusal("serve --model llama3-8b --hardware h100 --input-len 128", {"--output-len"});
+}
+
+TEST_CASE("search serve: the best configurations meeting the SLOs and the Pareto front") {
+    const auto result = run_ridgeline("search serve --model llama3-8b --hardware dgx-h100 --chips 1..8 --input-len 1024 --output-len 256 "
+                                      "--slo-ttft-ms 500 --slo-tpot-ms 30 --top 3 --max-batch 128 --json");
+    REQUIRE(result.exit_code == 0);
+    const json doc = json::parse(result.out);
+    CHECK(doc["schema"] == "ridgeline.serve-search/1");
+    CHECK(doc["best"].size() == 3);
+    for (const auto& c : doc["best"]) {
+        CHECK(c["meets_slo"] == true);
+        CHECK(c["tpot_s"].get<double>() <= 0.030);
+    }
+    CHECK(doc["pareto"].size() >= 2);
+    const auto table = run_ridgeline("search serve --model llama3-8b --hardware h100 --chips 1 --input-len 128 --output-len 128 "
+                                     "--slo-ttft-ms 100 --slo-tpot-ms 20 --objective throughput --max-batch 16");
+    REQUIRE(table.exit_code == 0);
+    CHECK(table.out.find("Pareto front") != std::string::npos);
+    expect_refusal("search serve --model llama3-8b --hardware b200 --chips 1 --input-len 128 --output-len 128 --slo-ttft-ms 100 --slo-tpot-ms 20",
+                   {"--objective", "price"});
+    expect_refusal("search serve --model llama3-8b --hardware h100 --chips 8..x --input-len 128 --output-len 128 --slo-ttft-ms 100 --slo-tpot-ms 20",
+                   {"--chips"});
+}
+
+TEST_CASE("validate: serving records carry output tokens/s and are summarised apart from training") {
+    const std::string runs = (ridgeline::test::source_dir() / "tests" / "data" / "runs" / "published-serve-records.json").string();
+    const auto result = run_ridgeline("validate " + runs + " --json");
+    REQUIRE(result.exit_code == 0);
+    const json doc = json::parse(result.out);
+    for (const auto& record : doc["records"]) {
+        CHECK(record["kind"] == "serve");
+        REQUIRE(record["status"] == "ok");
+        CHECK(record["error"].get<double>() == doctest::Approx(record["predicted_output_tokens_per_s"].get<double>() /
+                                                                   record["measured_output_tokens_per_s"].get<double>() - 1));
+    }
+    CHECK(doc["summary"]["serve"]["count"] == 8);
+    CHECK(doc["summary"]["count"] == 0);
 }

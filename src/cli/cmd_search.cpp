@@ -29,25 +29,6 @@ struct Flags {
     std::string recompute, schedule, precision = "bf16", strategy, placement, sp, offload, overlap, tp_overlap;
 };
 
-// "512" or "256..8192" (every power of two in between, ends included).
-std::vector<std::int64_t> chip_counts(const std::string& text) {
-    const auto dots = text.find("..");
-    const auto count = [&](const std::string& part) {
-        const auto value = io::parse_positive_whole(part, 10'000'000);
-        if (!value) throw InputError("--chips", "", "expected a chip count or a range such as 256..8192, found \"" + text + "\"");
-        return *value;
-    };
-    if (dots == std::string::npos) return {count(text)};
-    const std::int64_t low = count(text.substr(0, dots)), high = count(text.substr(dots + 2));
-    if (low > high) throw InputError("--chips", "", "the range " + text + " runs backwards");
-    std::vector<std::int64_t> counts;
-    for (std::int64_t c = 1; c <= high; c *= 2)
-        if (c >= low) counts.push_back(c);
-    if (counts.empty() || counts.front() != low) counts.insert(counts.begin(), low);
-    if (counts.back() != high) counts.push_back(high);
-    return counts;
-}
-
 std::optional<bool> on_off(const std::string& text, const char* flag) {
     if (text.empty()) return std::nullopt;
     if (text == "on") return true;
@@ -157,7 +138,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
             if (spec.fixed.strategy) spec.fixed.strategy = strategy.name;
             spec.strategies[strategy.name] = std::move(strategy);
         }
-        const std::vector<std::int64_t> counts = chip_counts(f->chips);
+        const std::vector<std::int64_t> counts = io::parse_count_range(f->chips, "--chips", 10'000'000);
         if (custom && (counts.size() != 1 || counts.front() != custom->chips()))
             throw InputError("--chips", "", "the topology file has " + std::to_string(custom->chips()) + " chips");
         const auto threads = spec.threads != 0 ? spec.threads : std::max(1U, std::thread::hardware_concurrency());

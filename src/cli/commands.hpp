@@ -21,5 +21,8 @@ void add_train_command(CLI::App& app, const GlobalOptions& options);
 void add_validate_command(CLI::App& app, const GlobalOptions& options);
 // Under `search`: the parent command holds one subcommand per kind of job.
 void add_search_train_command(CLI::App& search, const GlobalOptions& options);
+void add_serve_command(CLI::App& app, const GlobalOptions& options);
+// `search serve`, registered on the `search` parent command.
+void add_search_serve_command(CLI::App& search, const GlobalOptions& options);
 
 }  // namespace ridgeline::cli

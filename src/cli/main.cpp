@@ -21,9 +21,11 @@ int main(int argc, char** argv) {
 
     cli::add_train_command(app, options);
     cli::add_validate_command(app, options);
-    CLI::App* search = app.add_subcommand("search", "find the best plans: search train");
+    cli::add_serve_command(app, options);
+    CLI::App* search = app.add_subcommand("search", "find the best plans: search train, search serve");
     search->require_subcommand(1);
     cli::add_search_train_command(*search, options);
+    cli::add_search_serve_command(*search, options);
     cli::add_model_command(app, options);
     cli::add_roofline_command(app, options);
     cli::add_catalog_commands(app, options);
@@ -40,7 +42,7 @@ int main(int argc, char** argv) {
         // One line, like every other input error; --help is one flag away.
         const bool unknown_command = argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty();
         if (unknown_command)
-            std::cerr << "error: unknown command \"" << argv[1] << "\" (commands: train, search, validate, model, roofline, topology, collective, hardware, models)\n";
+            std::cerr << "error: unknown command \"" << argv[1] << "\" (commands: train, serve, search, validate, model, roofline, topology, collective, hardware, models)\n";
         else
             std::cerr << "error: " << e.what() << "\n";
         return 2;

@@ -62,4 +62,25 @@ std::vector<std::string> split_list(const std::string& text) {
     return items;
 }
 
+std::vector<std::int64_t> parse_count_range(const std::string& text, const std::string& flag, std::int64_t max) {
+    const auto bad = [&] {
+        return InputError(flag, "", "expected a whole number or a range such as 1..512, found \"" + text + "\"");
+    };
+    const std::size_t dots = text.find("..");
+    if (dots == std::string::npos) {
+        const auto value = parse_positive_whole(text, max);
+        if (!value) throw bad();
+        return {*value};
+    }
+    const auto low = parse_positive_whole(text.substr(0, dots), max);
+    const auto high = parse_positive_whole(text.substr(dots + 2), max);
+    if (!low || !high || *low > *high) throw bad();
+    std::vector<std::int64_t> values = {*low};
+    std::int64_t power = 1;
+    while (power <= *low) power *= 2;
+    for (; power < *high; power *= 2) values.push_back(power);
+    if (*high != *low) values.push_back(*high);
+    return values;
+}
+
 }  // namespace ridgeline::io

@@ -1,12 +1,15 @@
 #pragma once
 // The two faces of each report: a readable table and a JSON document naming its schema.
 // Returned as text so that the JSON library stays inside report/.
+#include <optional>
 #include <string>
 
 #include "engine/layer_ops.hpp"
 #include "engine/roofline.hpp"
 #include "collective/collective.hpp"
 #include "engine/training.hpp"
+#include "inference/serve_search.hpp"
+#include "inference/serving.hpp"
 #include "validation/validate.hpp"
 #include "topology/topology_summary.hpp"
 #include "hardware/system.hpp"
@@ -54,6 +57,17 @@ struct CollectiveQuery {
 // train_tokens > 0 adds the time (and cost) to train that many tokens.
 [[nodiscard]] std::string training_table(const TrainingScenario& scenario, const TrainingReport& report, double train_tokens);
 [[nodiscard]] std::string training_json(const TrainingScenario& scenario, const TrainingReport& report, double train_tokens);
+
+// A serving what-if, with the latency-throughput curve and a disaggregated split when asked for.
+struct ServeExtras {
+    std::optional<ServingCurve> curve;
+    std::optional<Disaggregation> disaggregation;
+};
+[[nodiscard]] std::string serve_table(const ServingScenario& scenario, const ServingReport& report, const ServeExtras& extras);
+[[nodiscard]] std::string serve_json(const ServingScenario& scenario, const ServingReport& report, const ServeExtras& extras);
+
+[[nodiscard]] std::string serve_search_table(const ServeSearchSpace& space, const ServeSearchResult& result);
+[[nodiscard]] std::string serve_search_json(const ServeSearchSpace& space, const ServeSearchResult& result);
 
 [[nodiscard]] std::string validation_table(const ValidationResult& result);
 [[nodiscard]] std::string validation_json(const ValidationResult& result);

@@ -20,6 +20,13 @@ const std::map<std::string, std::string>& chip_names() {
     return names;
 }
 
+}  // namespace
+
+std::string record_chip_name(const std::string& accelerator) {
+    const auto chip = chip_names().find(accelerator);
+    return chip == chip_names().end() ? std::string() : chip->second;
+}
+
 ModelSpec record_model(const RunRecord& r) {
     ModelSpec m;
     m.name = r.model_name;
@@ -37,8 +44,6 @@ ModelSpec record_model(const RunRecord& r) {
     if (r.moe) m.moe = MoeSpec{r.moe->experts, r.moe->top_k, r.moe->d_ff_expert, r.moe->shared_experts, r.moe->dense_layers};
     return m;
 }
-
-}  // namespace
 
 TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::path& data_dir) {
     const auto chip = chip_names().find(r.accelerator);
@@ -84,12 +89,12 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
 }
 
 RecordResult predict_record(const RunRecord& r, const std::filesystem::path& data_dir) {
-    RecordResult result{r.id, r.kind, r.source_key, false, "", 0, 0, 0, 0, ""};
+    if (r.kind == "serve") return predict_serve_record(r, data_dir);
+    RecordResult result{r.id, r.kind, r.source_key, false, "", 0, 0, 0, 0, "", 0, 0, 0};
     const auto skip = [&](const std::string& reason) {
         result.reason = reason;
         return result;
     };
-    if (r.kind != "train") return skip("serving records are not modelled by the training model");
     if (!r.tokens_per_s) return skip("no measured tokens/s");
     result.measured_tokens_per_s = *r.tokens_per_s;
     if (!r.global_batch_seqs) return skip("no global batch size");
@@ -131,7 +136,7 @@ ErrorSummary summarize_errors(std::vector<double> errors) {
 
 ValidationResult validate_records(const std::vector<RunRecord>& records, const std::filesystem::path& data_dir) {
     ValidationResult result;
-    std::vector<double> all;
+    std::vector<double> all, serve;
     std::map<std::string, std::vector<double>> per_source;
     for (const RunRecord& record : records) {
         result.records.push_back(predict_record(record, data_dir));
@@ -140,10 +145,15 @@ ValidationResult validate_records(const std::vector<RunRecord>& records, const s
             ++result.skipped;
             continue;
         }
+        if (r.kind == "serve") {
+            serve.push_back(r.error);
+            continue;
+        }
         all.push_back(r.error);
         per_source[r.source].push_back(r.error);
     }
     result.overall = summarize_errors(all);
+    result.serve = summarize_errors(serve);
     for (auto& [source, errors] : per_source) result.by_source[source] = summarize_errors(errors);
     return result;
 }

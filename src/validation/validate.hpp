@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "scenario/training_setup.hpp"
+#include "model/model_spec.hpp"
 #include "validation/run_record.hpp"
 
 namespace ridgeline {
@@ -20,6 +21,10 @@ struct RecordResult {
     double error = 0;  // predicted / measured - 1
     double predicted_mfu = 0;
     std::string bound;
+    // Serving records: output tokens/s of the whole record (error compares these).
+    double predicted_output_tokens_per_s = 0;
+    double measured_output_tokens_per_s = 0;
+    double batch_seqs = 0;  // the batch predicted at (the best that fits when the record's concurrency is null)
 };
 
 struct ErrorSummary {
@@ -31,13 +36,22 @@ struct ErrorSummary {
 struct ValidationResult {
     std::vector<RecordResult> records;
     int skipped = 0;
-    ErrorSummary overall;
-    std::map<std::string, ErrorSummary> by_source;
+    ErrorSummary overall;  // training records
+    std::map<std::string, ErrorSummary> by_source;  // training records
+    ErrorSummary serve;    // serving records, apart from training
 };
 
 // The training job a record describes: its model, hardware, chips, batch and plan (InputError
 // naming the record and field when it cannot be built).
 [[nodiscard]] TrainingSetup record_training_setup(const RunRecord& record, const std::filesystem::path& data_dir);
+// The model a record describes (MLA modelled as full attention of the same heads), and the
+// hardware name of its accelerator (empty when Ridgeline has none).
+[[nodiscard]] ModelSpec record_model(const RunRecord& record);
+[[nodiscard]] std::string record_chip_name(const std::string& accelerator);
+
+// Serving records: offline (concurrency null) is the best output tokens/s over the batch sizes that
+// fit; otherwise the record's concurrency is the batch.
+[[nodiscard]] RecordResult predict_serve_record(const RunRecord& record, const std::filesystem::path& data_dir);
 
 [[nodiscard]] RecordResult predict_record(const RunRecord& record, const std::filesystem::path& data_dir);
 [[nodiscard]] ValidationResult validate_records(const std::vector<RunRecord>& records, const std::filesystem::path& data_dir);

@@ -1,0 +1,52 @@
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "hardware/catalog.hpp"
+#include "io/quantity_text.hpp"
+#include "model/model_catalog.hpp"
+#include "report/reports.hpp"
+
+namespace ridgeline::cli {
+
+void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
+    struct Flags {
+        std::string model, hardware, chips = "1..64", objective = "cost";
+        double input_len = 0, output_len = 0, slo_ttft_ms = 0, slo_tpot_ms = 0;
+        std::size_t top = 10;
+        std::int64_t max_batch = 512;
+        bool json = false;
+    };
+    auto f = std::make_shared<Flags>();
+    CLI::App* c = search.add_subcommand("serve", "the cheapest (or fastest) serving configurations that meet latency SLOs, and the Pareto front");
+    c->add_option("--model", f->model, "model name, model file or HF config.json")->required();
+    c->add_option("--hardware", f->hardware, "system or chip")->required();
+    c->add_option("--chips", f->chips, "chip count, or a range such as 8..64 (powers of two in it)")->capture_default_str();
+    c->add_option("--input-len", f->input_len, "prompt tokens per request")->required()->check(CLI::Range(1.0, 1e8));
+    c->add_option("--output-len", f->output_len, "generated tokens per request")->required()->check(CLI::Range(1.0, 1e8));
+    c->add_option("--slo-ttft-ms", f->slo_ttft_ms, "time-to-first-token limit in milliseconds")->required()->check(CLI::Range(1e-6, 1e9));
+    c->add_option("--slo-tpot-ms", f->slo_tpot_ms, "time-per-output-token limit in milliseconds")->required()->check(CLI::Range(1e-6, 1e9));
+    c->add_option("--objective", f->objective, "cost (per million output tokens) or throughput (tokens/s per chip)")
+        ->capture_default_str()->check(CLI::IsMember({"cost", "throughput"}));
+    c->add_option("--top", f->top, "configurations to list")->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{1000}));
+    c->add_option("--max-batch", f->max_batch, "largest batch per replica to try (powers of two up to it)")
+        ->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{65536}));
+    c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve-search/1)");
+    c->callback([f, &options] {
+        ServeSearchSpace space;
+        space.model = resolve_model(f->model, options.data_dir);
+        space.hardware = resolve_hardware(f->hardware, options.data_dir);
+        space.chip_counts = io::parse_count_range(f->chips, "--chips", 1'000'000);
+        space.input_len = f->input_len;
+        space.output_len = f->output_len;
+        space.slo_ttft_s = f->slo_ttft_ms / 1e3;
+        space.slo_tpot_s = f->slo_tpot_ms / 1e3;
+        space.objective = f->objective == "cost" ? ServeObjective::cost : ServeObjective::throughput;
+        space.top_k = f->top;
+        space.max_batch_per_replica = f->max_batch;
+        const ServeSearchResult result = search_serving(space);
+        std::cout << (f->json ? report::serve_search_json(space, result) : report::serve_search_table(space, result)) << "\n";
+    });
+}
+
+}  // namespace ridgeline::cli

@@ -1,0 +1,75 @@
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "hardware/catalog.hpp"
+#include "io/quantity_text.hpp"
+#include "model/model_catalog.hpp"
+#include "report/reports.hpp"
+#include "scenario/serving_setup.hpp"
+
+namespace ridgeline::cli {
+
+void add_serve_command(CLI::App& app, const GlobalOptions& options) {
+    struct Flags {
+        std::string model, hardware, batch = "1", weights = "bf16", kv = "bf16";
+        std::int64_t chips = 1, tp = 1, pp = 1, ep = 1, dp = 0;
+        double input_len = 0, output_len = 0, requests_per_s = 0;
+        bool json = false;
+    };
+    auto f = std::make_shared<Flags>();
+    CLI::App* c = app.add_subcommand("serve", "time to first token, time per output token, throughput, KV-cache memory and cost of serving");
+    c->add_option("--model", f->model, "model name, model file or HF config.json")->required();
+    c->add_option("--hardware", f->hardware, "system or chip")->required();
+    c->add_option("--chips", f->chips, "chips in the deployment")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000}));
+    c->add_option("--batch", f->batch, "sequences decoded together (whole deployment), or a range such as 1..512 for the latency-throughput curve")
+        ->capture_default_str();
+    c->add_option("--input-len", f->input_len, "prompt tokens per request")->required()->check(CLI::Range(1.0, 1e8));
+    c->add_option("--output-len", f->output_len, "generated tokens per request")->required()->check(CLI::Range(1.0, 1e8));
+    c->add_option("--weights-dtype", f->weights, "bf16, fp8, int8 or int4")->capture_default_str();
+    c->add_option("--kv-dtype", f->kv, "bf16, fp8 or int8")->capture_default_str();
+    c->add_option("--tp", f->tp, "tensor-parallel degree")->check(CLI::PositiveNumber);
+    c->add_option("--pp", f->pp, "pipeline stages")->check(CLI::PositiveNumber);
+    c->add_option("--ep", f->ep, "expert-parallel degree (experts spread over data-parallel replicas)")->check(CLI::PositiveNumber);
+    c->add_option("--dp", f->dp, "data-parallel replicas (default: what the chips leave)")->check(CLI::PositiveNumber);
+    c->add_option("--requests-per-s", f->requests_per_s, "also split prefill and decode replicas for this traffic (disaggregated)")
+        ->check(CLI::Range(1e-9, 1e12));
+    c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve/1)");
+    c->callback([f, &options] {
+        ServingSetup setup;
+        setup.model = resolve_model(f->model, options.data_dir);
+        setup.hardware = resolve_hardware(f->hardware, options.data_dir);
+        setup.chips = f->chips;
+        setup.plan.tp = f->tp;
+        setup.plan.pp = f->pp;
+        setup.plan.ep = f->ep;
+        setup.plan.dp = f->dp;
+        setup.plan.weights = parse_serving_dtype(f->weights, "--weights-dtype", false);
+        setup.plan.kv_cache = parse_serving_dtype(f->kv, "--kv-dtype", true);
+        setup.input_len = f->input_len;
+        setup.output_len = f->output_len;
+        const std::vector<std::int64_t> batches = io::parse_count_range(f->batch, "--batch", 100'000'000);
+        setup.batch_seqs = static_cast<double>(batches.front());
+        report::ServeExtras extras;
+        if (batches.size() > 1) {
+            // The report itself is at the largest batch of the range that fits (the most throughput).
+            std::vector<double> values(batches.begin(), batches.end());
+            const std::int64_t replicas = setup.plan.dp > 0 ? setup.plan.dp : f->chips / (f->tp * f->pp);
+            setup.batch_seqs = static_cast<double>(std::max<std::int64_t>(replicas, 1));
+            const ServingScenario probe = build_serving_scenario(setup);
+            extras.curve = serving_curve(probe, values);
+            if (extras.curve->points.empty())
+                throw InputError("--batch", "", "no batch in " + f->batch + " splits over " + std::to_string(probe.plan.dp) + " replicas");
+            setup.batch_seqs = extras.curve->points.front().batch_seqs;
+            for (const CurvePoint& point : extras.curve->points)
+                if (point.fits) setup.batch_seqs = point.batch_seqs;
+        }
+        const ServingScenario scenario = build_serving_scenario(setup);
+        const ServingReport report = simulate_serving(scenario);
+        if (f->requests_per_s > 0) extras.disaggregation = disaggregate(scenario, report, f->requests_per_s);
+        std::cout << (f->json ? report::serve_json(scenario, report, extras) : report::serve_table(scenario, report, extras))
+                  << "\n";
+    });
+}
+
+}  // namespace ridgeline::cli

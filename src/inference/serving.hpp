@@ -1,0 +1,158 @@
+#pragma once
+// Serving a model: prefill (time to first token) and decode (time per output token) of one
+// replica, each layer's FLOPs, weight and KV-cache traffic and collectives on the chip's roofline,
+// memory per chip, throughput and cost. Pure: specs in, report out.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collective/collective.hpp"
+#include "core/dtype.hpp"
+#include "hardware/chip.hpp"
+#include "mesh/mesh.hpp"
+#include "model/model_spec.hpp"
+#include "topology/cluster.hpp"
+
+namespace ridgeline {
+
+// A deployment: dp replicas of tp x pp chips each; ep groups of replicas share the routed
+// experts (each chip holds 1/ep of them), as expert parallelism carved from data parallelism.
+struct ServingPlan {
+    std::int64_t tp = 1, pp = 1, ep = 1, dp = 1;
+    Dtype weights = Dtype::bf16;   // int8/int4: weight-only quantisation, bf16 arithmetic; fp8: fp8 GEMMs
+    Dtype kv_cache = Dtype::bf16;
+    [[nodiscard]] std::int64_t replica_chips() const { return tp * pp; }
+    [[nodiscard]] std::int64_t chips() const { return dp * tp * pp; }
+    [[nodiscard]] Dtype compute() const { return weights == Dtype::fp8 ? Dtype::fp8 : Dtype::bf16; }
+};
+
+struct ServingScenario {
+    ModelSpec model;
+    ChipSpec chip;  // with its efficiencies
+    Cluster cluster;
+    Mesh mesh;      // axes data, expert, tensor, pipeline placed on the cluster
+    ServingPlan plan;
+    double batch_seqs = 1;  // sequences decoded together over the whole deployment
+    double input_len = 0;   // prompt tokens per request
+    double output_len = 0;  // generated tokens per request
+    [[nodiscard]] double batch_per_replica() const { return batch_seqs / static_cast<double>(plan.dp); }
+};
+
+struct CollectiveUse {
+    std::string what;  // "tensor-parallel all-reduce (attention out)", ...
+    CollectiveKind kind = CollectiveKind::all_reduce;
+    std::string axis;
+    double bytes = 0;   // logical array, per layer
+    double time_s = 0;  // per layer, averaged over dense and MoE layers
+    std::string bottleneck;
+};
+
+// One average layer on one chip (MoE and dense layers weighted by their counts).
+struct LayerCost {
+    double matmul_flops = 0;
+    double attention_flops = 0;
+    double weight_bytes = 0;
+    double kv_bytes = 0;          // KV cache read (decode) or written (prefill)
+    double activation_bytes = 0;
+    double matmul_compute_s = 0;  // at the chip's matmul efficiency
+    double matmul_memory_s = 0;   // weights and activations at the achievable HBM bandwidth
+    double matmul_s = 0;          // each matmul at its own roofline (sum of the maxima)
+    double matmul_compute_bound_s = 0;  // the part of matmul_s in compute-bound matmuls
+    double attention_compute_s = 0;
+    double attention_memory_s = 0;
+    double collective_s = 0;
+    std::vector<CollectiveUse> collectives;
+    [[nodiscard]] double attention_s() const {
+        return attention_compute_s > attention_memory_s ? attention_compute_s : attention_memory_s;
+    }
+    [[nodiscard]] double time_s() const { return matmul_s + attention_s() + collective_s; }
+};
+
+// A prefill or a decode step: its layers, the output layer and the pipeline hops, and what bounds it.
+struct PhaseCost {
+    double tokens = 0;           // per replica in this pass (micro-batch for decode with pp)
+    double context = 0;          // keys each query attends to (decode: mean over the generation)
+    LayerCost per_layer;
+    double layers = 0;           // layers a token passes through (all of them)
+    double output_layer_s = 0;   // logits
+    double pipeline_s = 0;       // sends between stages
+    double time_s = 0;           // TTFT (prefill of one prompt) or TPOT (one decode step)
+    // Time split by what bounds it: compute, weight loading, KV cache, network.
+    double compute_s = 0, weights_s = 0, kv_s = 0, network_s = 0;
+    std::string bound;           // "compute", "memory (weights)", "memory (KV cache)" or "network (<level>)"
+    bool matmuls_compute_bound = false;
+};
+
+struct ServingMemory {
+    double weights_bytes = 0;
+    double kv_cache_bytes = 0;
+    double activations_bytes = 0;  // one prompt's prefill working set and the logits
+    [[nodiscard]] double total_bytes() const { return weights_bytes + kv_cache_bytes + activations_bytes; }
+};
+
+struct MoeDecode {
+    double experts = 0, top_k = 0;
+    double tokens_per_group = 0;          // tokens one expert-parallel group routes per step
+    double experts_touched_per_layer = 0; // expected distinct experts those tokens reach
+    double experts_touched_per_chip = 0;
+    double expert_bytes_per_chip = 0;     // expert weights read per layer per chip
+};
+
+struct ServingReport {
+    PhaseCost prefill;       // one prompt: time to first token
+    PhaseCost decode;        // one step: time per output token
+    double prefill_batch_s = 0;  // the replica's whole batch of prompts prefilled together
+    double decode_tokens_per_s = 0;   // decode only, whole deployment
+    double output_tokens_per_s = 0;   // with each batch's prefill in the same chips' time
+    double output_tokens_per_s_per_chip = 0;
+    double tokens_per_s_per_user = 0; // 1 / TPOT
+    double requests_per_s = 0;
+    double kv_cache_bytes_per_token = 0;  // whole model, at the KV dtype
+    double kv_tokens_freed_per_step = 0;
+    ServingMemory memory;        // per chip
+    double hbm_bytes = 0;
+    bool fits = true;
+    double overflow_bytes = 0;
+    std::string overflow;        // what does not fit, in words
+    double max_batch_seqs = 0;   // whole deployment, at this context and these dtypes
+    std::optional<double> cost_per_million_output_tokens_usd;
+    std::optional<MoeDecode> moe;
+};
+
+// InputError naming the flag (--tp, --pp, --ep, --dp, --batch, --weights-dtype, --kv-dtype)
+// when the plan does not divide the model, or the chip lacks a dtype's arithmetic.
+void check_serving_plan(const ModelSpec& model, const ChipSpec& chip, const ServingPlan& plan, double batch_seqs);
+
+[[nodiscard]] ServingReport simulate_serving(const ServingScenario& scenario);
+
+// The latency-throughput curve: decode at each batch size (whole deployment), and the smallest
+// batch at which the decode matmuls turn compute-bound (0 when none of them does).
+struct CurvePoint {
+    double batch_seqs = 0;
+    double tpot_s = 0;
+    double ttft_s = 0;
+    double output_tokens_per_s = 0;
+    double output_tokens_per_s_per_chip = 0;
+    double tokens_per_s_per_user = 0;
+    std::string bound;
+    bool matmuls_compute_bound = false;
+    bool fits = true;
+};
+struct ServingCurve {
+    std::vector<CurvePoint> points;
+    double critical_batch_seqs = 0;
+};
+[[nodiscard]] ServingCurve serving_curve(ServingScenario scenario, const std::vector<double>& batches);
+
+// Disaggregated serving of `requests_per_s`: prefill replicas and decode replicas of the same plan.
+struct Disaggregation {
+    double requests_per_s = 0;
+    double prefill_per_decode = 0;  // prefill replicas per decode replica (fractional)
+    std::int64_t prefill_replicas = 0, decode_replicas = 0;
+    std::int64_t prefill_chips = 0, decode_chips = 0;
+    [[nodiscard]] std::int64_t chips() const { return prefill_chips + decode_chips; }
+};
+[[nodiscard]] Disaggregation disaggregate(const ServingScenario& scenario, const ServingReport& report,
+                                          double requests_per_s);
+
+}  // namespace ridgeline

@@ -1,0 +1,182 @@
+#include <nlohmann/json.hpp>
+
+#include "report/reports.hpp"
+#include "report/table.hpp"
+
+namespace ridgeline::report {
+
+namespace {
+
+std::string plan_text(const ServingPlan& p) {
+    return "tp=" + std::to_string(p.tp) + " pp=" + std::to_string(p.pp) + " ep=" + std::to_string(p.ep) +
+           " dp=" + std::to_string(p.dp) + ", weights " + std::string(dtype_name(p.weights)) + ", KV cache " +
+           std::string(dtype_name(p.kv_cache));
+}
+
+void phase_rows(Table& table, const PhaseCost& p) {
+    const LayerCost& c = p.per_layer;
+    table.add_row({"matmul FLOPs per layer", si(c.matmul_flops, "FLOP"), seconds(c.matmul_compute_s)});
+    table.add_row({"weights read per layer", si(c.weight_bytes, "B"), seconds(c.matmul_memory_s)});
+    table.add_row({"attention FLOPs per layer", si(c.attention_flops, "FLOP"), seconds(c.attention_compute_s)});
+    table.add_row({"KV cache per layer", si(c.kv_bytes, "B"), seconds(c.attention_memory_s)});
+    for (const CollectiveUse& use : c.collectives)
+        table.add_row({use.what + " per layer", si(use.bytes, "B"), seconds(use.time_s)});
+    table.add_row({"one layer (each op at its roofline)", "", seconds(c.time_s())});
+    table.add_row({"x " + fixed(p.layers, 0) + " layers + output layer + pipeline hops", "", seconds(p.time_s)});
+}
+
+nlohmann::json phase_json(const PhaseCost& p) {
+    const LayerCost& c = p.per_layer;
+    nlohmann::json collectives = nlohmann::json::array();
+    for (const CollectiveUse& use : c.collectives)
+        collectives.push_back({{"what", use.what}, {"op", collective_name(use.kind)}, {"axis", use.axis},
+                               {"bytes", use.bytes}, {"time_s", use.time_s}, {"bottleneck", use.bottleneck}});
+    return {{"time_s", p.time_s},
+            {"bound", p.bound},
+            {"tokens", p.tokens},
+            {"context_tokens", p.context},
+            {"matmuls_compute_bound", p.matmuls_compute_bound},
+            {"by_bound_s", {{"compute", p.compute_s}, {"weights", p.weights_s}, {"kv_cache", p.kv_s}, {"network", p.network_s}}},
+            {"output_layer_s", p.output_layer_s},
+            {"pipeline_s", p.pipeline_s},
+            {"per_layer",
+             {{"matmul_flops", c.matmul_flops},
+              {"attention_flops", c.attention_flops},
+              {"weight_bytes", c.weight_bytes},
+              {"kv_cache_bytes", c.kv_bytes},
+              {"activation_bytes", c.activation_bytes},
+              {"matmul_compute_s", c.matmul_compute_s},
+              {"matmul_memory_s", c.matmul_memory_s},
+              {"matmul_s", c.matmul_s},
+              {"attention_compute_s", c.attention_compute_s},
+              {"attention_memory_s", c.attention_memory_s},
+              {"collective_s", c.collective_s},
+              {"time_s", c.time_s()},
+              {"collectives", collectives}}}};
+}
+
+}  // namespace
+
+std::string serve_table(const ServingScenario& s, const ServingReport& r, const ServeExtras& extras) {
+    std::string text = "Serving " + s.model.name + " on " + std::to_string(s.cluster.chips()) + " x " + s.chip.name + " (" +
+                       s.cluster.name + "): " + plan_text(s.plan) + "\n" + "batch " + fixed(s.batch_seqs, 0) +
+                       " sequences (" + fixed(s.batch_per_replica(), 0) + " per replica), prompt " + fixed(s.input_len, 0) +
+                       " tokens, output " + fixed(s.output_len, 0) + " tokens\n\n";
+    Table prefill({"prefill of one prompt, per chip", "amount", "time"});
+    phase_rows(prefill, r.prefill);
+    text += prefill.render() + "time to first token " + seconds(r.prefill.time_s) + ", bound: " + r.prefill.bound + "\n\n";
+    Table decode({"decode step (context " + fixed(r.decode.context, 0) + "), per chip", "amount", "time"});
+    phase_rows(decode, r.decode);
+    text += decode.render() + "time per output token " + seconds(r.decode.time_s) + ", bound: " + r.decode.bound +
+            " (matmuls " + (r.decode.matmuls_compute_bound ? "compute" : "memory") + "-bound)\n\n";
+    if (r.moe) {
+        text += "MoE decode: " + fixed(r.moe->tokens_per_group, 0) + " tokens per expert group touch " +
+                fixed(r.moe->experts_touched_per_layer, 1) + " of " + fixed(r.moe->experts, 0) + " experts per layer (" +
+                fixed(r.moe->experts_touched_per_chip, 1) + " per chip, " + si(r.moe->expert_bytes_per_chip, "B") +
+                " of expert weights read per chip per layer)\n\n";
+    }
+    Table totals({"quantity", "value"});
+    totals.add_row({"output tokens/s (with prefill)", si(r.output_tokens_per_s)});
+    totals.add_row({"output tokens/s per chip", si(r.output_tokens_per_s_per_chip)});
+    totals.add_row({"decode tokens/s (decode only)", si(r.decode_tokens_per_s)});
+    totals.add_row({"tokens/s per user", fixed(r.tokens_per_s_per_user, 1)});
+    totals.add_row({"requests/s", fixed(r.requests_per_s, 2)});
+    totals.add_row({"KV cache per token (all layers)", si(r.kv_cache_bytes_per_token, "B")});
+    totals.add_row({"largest batch that fits", fixed(r.max_batch_seqs, 0) + " sequences"});
+    if (r.cost_per_million_output_tokens_usd)
+        totals.add_row({"cost per million output tokens", "$" + fixed(*r.cost_per_million_output_tokens_usd, 3)});
+    text += totals.render() + "\n";
+    Table memory({"memory per chip", "bytes"});
+    memory.add_row({"weights", si(r.memory.weights_bytes, "B")});
+    memory.add_row({"KV cache", si(r.memory.kv_cache_bytes, "B")});
+    memory.add_row({"activations (prompt, logits)", si(r.memory.activations_bytes, "B")});
+    memory.add_row({"total", si(r.memory.total_bytes(), "B") + " of " + si(r.hbm_bytes, "B") +
+                                 (r.fits ? " (fits)" : " (does NOT fit: " + r.overflow + ")")});
+    text += memory.render();
+    if (extras.curve) {
+        Table curve({"batch", "TPOT", "TTFT", "tokens/s", "per chip", "per user", "decode bound", "fits"});
+        for (const CurvePoint& p : extras.curve->points)
+            curve.add_row({fixed(p.batch_seqs, 0), seconds(p.tpot_s), seconds(p.ttft_s), si(p.output_tokens_per_s),
+                           si(p.output_tokens_per_s_per_chip), fixed(p.tokens_per_s_per_user, 1),
+                           p.bound + (p.batch_seqs == extras.curve->critical_batch_seqs ? " <- critical batch" : ""),
+                           p.fits ? "yes" : "no"});
+        text += "\n" + curve.render();
+        text += extras.curve->critical_batch_seqs > 0
+                    ? "decode matmuls turn compute-bound at batch " + fixed(extras.curve->critical_batch_seqs, 0) + "\n"
+                    : "decode matmuls stay memory-bound over these batches\n";
+    }
+    if (extras.disaggregation) {
+        const Disaggregation& g = *extras.disaggregation;
+        text += "\nDisaggregated at " + fixed(g.requests_per_s, 2) + " requests/s: " + std::to_string(g.prefill_replicas) +
+                " prefill replicas (" + std::to_string(g.prefill_chips) + " chips) and " + std::to_string(g.decode_replicas) +
+                " decode replicas (" + std::to_string(g.decode_chips) + " chips), " + std::to_string(g.chips()) +
+                " chips; " + fixed(g.prefill_per_decode, 2) + " prefill per decode replica\n";
+    }
+    return text;
+}
+
+std::string serve_json(const ServingScenario& s, const ServingReport& r, const ServeExtras& extras) {
+    nlohmann::json doc;
+    doc["schema"] = "ridgeline.serve/1";
+    doc["model"] = s.model.name;
+    doc["chip"] = s.chip.name;
+    doc["cluster"] = s.cluster.name;
+    doc["chips"] = s.cluster.chips();
+    doc["plan"] = {{"tp", s.plan.tp}, {"pp", s.plan.pp}, {"ep", s.plan.ep}, {"dp", s.plan.dp},
+                   {"weights_dtype", dtype_name(s.plan.weights)}, {"kv_dtype", dtype_name(s.plan.kv_cache)}};
+    doc["batch_seqs"] = s.batch_seqs;
+    doc["input_len"] = s.input_len;
+    doc["output_len"] = s.output_len;
+    doc["prefill"] = phase_json(r.prefill);
+    doc["prefill"]["ttft_s"] = r.prefill.time_s;
+    doc["prefill"]["batch_prefill_s"] = r.prefill_batch_s;
+    doc["decode"] = phase_json(r.decode);
+    doc["decode"]["tpot_s"] = r.decode.time_s;
+    doc["throughput"] = {{"output_tokens_per_s", r.output_tokens_per_s},
+                         {"output_tokens_per_s_per_chip", r.output_tokens_per_s_per_chip},
+                         {"decode_tokens_per_s", r.decode_tokens_per_s},
+                         {"tokens_per_s_per_user", r.tokens_per_s_per_user},
+                         {"requests_per_s", r.requests_per_s}};
+    doc["kv_cache_bytes_per_token"] = r.kv_cache_bytes_per_token;
+    doc["kv_tokens_freed_per_step"] = r.kv_tokens_freed_per_step;
+    doc["memory"] = {{"weights_bytes", r.memory.weights_bytes}, {"kv_cache_bytes", r.memory.kv_cache_bytes},
+                     {"activations_bytes", r.memory.activations_bytes}, {"total_bytes", r.memory.total_bytes()},
+                     {"hbm_bytes", r.hbm_bytes}};
+    doc["fits"] = r.fits;
+    if (!r.fits) {
+        doc["overflow_bytes"] = r.overflow_bytes;
+        doc["overflow"] = r.overflow;
+    }
+    doc["max_batch_seqs"] = r.max_batch_seqs;
+    doc["cost_per_million_output_tokens_usd"] =
+        r.cost_per_million_output_tokens_usd ? nlohmann::json(*r.cost_per_million_output_tokens_usd) : nlohmann::json(nullptr);
+    if (r.moe)
+        doc["moe_decode"] = {{"experts", r.moe->experts},
+                             {"top_k", r.moe->top_k},
+                             {"tokens_per_expert_group", r.moe->tokens_per_group},
+                             {"experts_touched_per_layer", r.moe->experts_touched_per_layer},
+                             {"experts_touched_per_chip", r.moe->experts_touched_per_chip},
+                             {"expert_weight_bytes_per_chip_per_layer", r.moe->expert_bytes_per_chip}};
+    if (extras.curve) {
+        nlohmann::json points = nlohmann::json::array();
+        for (const CurvePoint& p : extras.curve->points)
+            points.push_back({{"batch_seqs", p.batch_seqs}, {"tpot_s", p.tpot_s}, {"ttft_s", p.ttft_s},
+                              {"output_tokens_per_s", p.output_tokens_per_s},
+                              {"output_tokens_per_s_per_chip", p.output_tokens_per_s_per_chip},
+                              {"tokens_per_s_per_user", p.tokens_per_s_per_user}, {"decode_bound", p.bound},
+                              {"matmuls_compute_bound", p.matmuls_compute_bound}, {"fits", p.fits}});
+        doc["curve"] = {{"points", points},
+                        {"critical_batch_seqs", extras.curve->critical_batch_seqs > 0
+                                                    ? nlohmann::json(extras.curve->critical_batch_seqs)
+                                                    : nlohmann::json(nullptr)}};
+    }
+    if (extras.disaggregation) {
+        const Disaggregation& g = *extras.disaggregation;
+        doc["disaggregated"] = {{"requests_per_s", g.requests_per_s}, {"prefill_per_decode_replica", g.prefill_per_decode},
+                                {"prefill_replicas", g.prefill_replicas}, {"decode_replicas", g.decode_replicas},
+                                {"prefill_chips", g.prefill_chips}, {"decode_chips", g.decode_chips}, {"chips", g.chips()}};
+    }
+    return doc.dump(2);
+}
+
+}  // namespace ridgeline::report

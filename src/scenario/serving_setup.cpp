@@ -1,0 +1,51 @@
+#include "scenario/serving_setup.hpp"
+
+#include "core/error.hpp"
+
+namespace ridgeline {
+
+namespace {
+std::string text(std::int64_t value) { return std::to_string(value); }
+}  // namespace
+
+Dtype parse_serving_dtype(const std::string& name, const std::string& flag, bool kv_cache) {
+    const auto dtype = parse_dtype(name);
+    const bool allowed = dtype && (*dtype == Dtype::bf16 || *dtype == Dtype::fp8 || *dtype == Dtype::int8 ||
+                                   (!kv_cache && *dtype == Dtype::int4));
+    if (!allowed) throw InputError(flag, "", "'" + name + "' is not one of " + (kv_cache ? "bf16, fp8, int8" : "bf16, fp8, int8, int4"));
+    return *dtype;
+}
+
+ServingScenario build_serving_scenario(const ServingSetup& setup) {
+    ServingScenario s;
+    s.model = setup.model;
+    s.chip = setup.hardware.chip;
+    s.plan = setup.plan;
+    s.batch_seqs = setup.batch_seqs;
+    s.input_len = setup.input_len;
+    s.output_len = setup.output_len;
+    if (setup.chips < 1) throw InputError("--chips", "", "at least one chip");
+    if (s.plan.tp < 1 || s.plan.pp < 1 || s.plan.ep < 1 || s.plan.dp < 0)
+        throw InputError("--tp", "", "parallel degrees must be at least 1");
+    const std::int64_t replica = s.plan.tp * s.plan.pp;
+    if (s.plan.dp == 0) {
+        if (setup.chips % replica != 0)
+            throw InputError("--tp", "", "tp x pp = " + text(replica) + " does not divide " + text(setup.chips) + " chips");
+        s.plan.dp = setup.chips / replica;
+    }
+    if (s.plan.chips() != setup.chips)
+        throw InputError("--dp", "", "dp x tp x pp = " + text(s.plan.chips()) + " but there are " + text(setup.chips) + " chips");
+    if (setup.input_len < 1) throw InputError("--input-len", "", "at least one prompt token");
+    if (setup.output_len < 1) throw InputError("--output-len", "", "at least one output token");
+    check_serving_plan(s.model, s.chip, s.plan, s.batch_seqs);
+
+    ClusterShape shape;
+    shape.chips = setup.chips;
+    s.cluster = build_cluster(setup.hardware, shape);
+    const std::vector<MeshAxis> axes = {{"data", s.plan.dp / s.plan.ep}, {"expert", s.plan.ep},
+                                        {"tensor", s.plan.tp}, {"pipeline", s.plan.pp}};
+    s.mesh = place_mesh(s.cluster, axes, {});
+    return s;
+}
+
+}  // namespace ridgeline

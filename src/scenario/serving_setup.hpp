@@ -1,0 +1,26 @@
+#pragma once
+// From the degrees people write for a deployment (tp, pp, ep, dp, dtypes, batch) to the scenario
+// the serving engine takes: the cluster of its chips and the mesh laid on it. Shared by `serve`,
+// `search serve` and `validate`.
+#include "hardware/system.hpp"
+#include "inference/serving.hpp"
+
+namespace ridgeline {
+
+struct ServingSetup {
+    ModelSpec model;
+    Hardware hardware;
+    std::int64_t chips = 0;
+    ServingPlan plan{1, 1, 1, 0, Dtype::bf16, Dtype::bf16};  // dp = 0: what the chips leave
+    double batch_seqs = 1;
+    double input_len = 0;
+    double output_len = 0;
+};
+
+// InputError naming the flag when the degrees do not multiply to the chips or do not divide the model.
+[[nodiscard]] ServingScenario build_serving_scenario(const ServingSetup& setup);
+
+// "bf16", "fp8", ... restricted to what serving stores weights or KV caches in (InputError naming `flag`).
+[[nodiscard]] Dtype parse_serving_dtype(const std::string& text, const std::string& flag, bool kv_cache);
+
+}  // namespace ridgeline

@@ -1,0 +1,79 @@
+// Serving records (kind "serve"): the record's model, chips and plan through the serving engine.
+#include <cmath>
+
+#include "core/error.hpp"
+#include "hardware/catalog.hpp"
+#include "scenario/serving_setup.hpp"
+#include "validation/validate.hpp"
+
+namespace ridgeline {
+
+RecordResult predict_serve_record(const RunRecord& r, const std::filesystem::path& data_dir) {
+    RecordResult result;
+    result.id = r.id;
+    result.kind = r.kind;
+    result.source = r.source_key;
+    const auto skip = [&](const std::string& reason) {
+        result.reason = reason;
+        return result;
+    };
+    if (!r.output_tokens_per_s) return skip("no measured output tokens/s");
+    result.measured_output_tokens_per_s = *r.output_tokens_per_s;
+    if (!r.input_len || !r.output_len) return skip("no input or output length");
+    const std::string chip = record_chip_name(r.accelerator);
+    if (chip.empty()) return skip("no hardware description for accelerator " + r.accelerator);
+    if (r.moe && r.moe->layer_freq != 1) return skip("MoE layers interleaved with dense ones (layer_freq > 1)");
+    if (r.cp != 1) return skip("context parallelism in serving is not modelled");
+
+    try {
+        ServingSetup setup;
+        setup.model = record_model(r);
+        setup.hardware = resolve_hardware(chip, data_dir);
+        setup.chips = r.count;
+        setup.plan.tp = r.tp;
+        setup.plan.pp = r.pp;
+        setup.plan.ep = r.ep;
+        setup.plan.dp = r.dp;
+        // fp8 records run fp8 GEMMs on fp8 weights and keep an fp8 KV cache (the record format has no
+        // KV dtype; FP8 serving stacks quantise the cache with the checkpoint).
+        setup.plan.weights = r.precision == "fp8" ? Dtype::fp8 : Dtype::bf16;
+        setup.plan.kv_cache = setup.plan.weights;
+        setup.input_len = static_cast<double>(*r.input_len);
+        setup.output_len = static_cast<double>(*r.output_len);
+        setup.batch_seqs = static_cast<double>(r.dp);
+        const double replicas = static_cast<double>(r.dp);
+        ServingReport best;
+        if (r.concurrency) {
+            setup.batch_seqs = static_cast<double>(*r.concurrency);
+            best = simulate_serving(build_serving_scenario(setup));
+            result.batch_seqs = setup.batch_seqs;
+        } else {
+            // Offline: the runtime fills memory; take the best throughput over the batches that fit.
+            const ServingScenario probe = build_serving_scenario(setup);
+            const ServingReport first = simulate_serving(probe);
+            std::vector<double> batches;
+            for (double b = replicas; b <= first.max_batch_seqs; b *= 2) batches.push_back(b);
+            if (first.max_batch_seqs >= replicas)
+                batches.push_back(std::floor(first.max_batch_seqs / replicas) * replicas);
+            if (batches.empty()) return skip("not even one sequence fits in memory");
+            for (double b : batches) {
+                setup.batch_seqs = b;
+                const ServingReport report = simulate_serving(build_serving_scenario(setup));
+                if (report.fits && report.output_tokens_per_s > best.output_tokens_per_s) {
+                    best = report;
+                    result.batch_seqs = b;
+                }
+            }
+        }
+        result.predicted_output_tokens_per_s = best.output_tokens_per_s;
+        result.bound = best.decode.bound;
+        result.error = best.output_tokens_per_s / result.measured_output_tokens_per_s - 1.0;
+        result.ok = std::isfinite(result.error) && best.output_tokens_per_s > 0;
+        if (!result.ok) result.reason = "prediction is not finite";
+    } catch (const InputError& e) {
+        result.reason = e.what();
+    }
+    return result;
+}
+
+}  // namespace ridgeline
