@@ -6,18 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
 
-packages=(clang libclang-rt-14-dev)
-missing=()
-for package in "${packages[@]}"; do
-  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing: ${missing[*]}"
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+bash scripts/install-packages.sh clang libclang-rt-14-dev
 
 CXX=clang++ cmake -S . -B build-fuzz -DRIDGELINE_FUZZ=ON -DRIDGELINE_BUILD_TESTS=OFF -DRIDGELINE_WARNINGS_AS_ERRORS=OFF \
   -DCMAKE_BUILD_TYPE=Debug >/dev/null
