@@ -25,6 +25,16 @@ constexpr std::array<const char*, kRejections> kRejectionKeys = {
     "tensor_heads", "tensor_kv_heads", "expert_count", "pipeline_layers",
     "context_seq", "batch_data", "interleave_microbatches", "strategy_dims", "placement", "memory"};
 
+// 41204 -> "41,204": plan counts are read, not estimated.
+std::string count_text(std::uint64_t value) {
+    std::string digits = std::to_string(value), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
 std::string whole(double value) { return std::to_string(static_cast<long long>(value)); }
 
 std::string rejection_text(Rejection why, const TrainSearchSpec& spec) {
@@ -90,7 +100,7 @@ nlohmann::json rejections_document(const TrainSearchResult& r) {
 std::string rejections_text(const TrainSearchResult& r, const TrainSearchSpec& spec) {
     Table table({"plans rejected", "why"});
     for (std::size_t i = 0; i < kRejections; ++i)
-        if (r.rejected[i] > 0) table.add_row({si(static_cast<double>(r.rejected[i])), rejection_text(static_cast<Rejection>(i), spec)});
+        if (r.rejected[i] > 0) table.add_row({count_text(r.rejected[i]), rejection_text(static_cast<Rejection>(i), spec)});
     return table.render();
 }
 
@@ -131,7 +141,7 @@ std::string comparison_table(const std::vector<PublishedComparison>& comparisons
             ++skipped;
             continue;
         }
-        table.add_row({c.id, si(static_cast<double>(c.plans_valid)), si(static_cast<double>(c.rank)), fixed(100.0 * c.percentile(), 2) + "%",
+        table.add_row({c.id, count_text(c.plans_valid), count_text(c.rank), fixed(100.0 * c.percentile(), 2) + "%",
                        degrees_text(c.best) + ", " + knobs_text(c.best), fixed(100.0 * c.predicted_gain(), 1) + "%"});
     }
     const ComparisonSummary s = summarize(comparisons);
@@ -172,8 +182,8 @@ std::string train_search_table(const TrainSearchOutcome& o) {
     const TrainSearchResult& r = o.result;
     std::string text = "Search: " + spec.model.name + " on " + std::to_string(spec.cluster.chips()) + " x " + spec.chip.name + " (" +
                        spec.cluster.name + "), seq " + whole(spec.seq_len) + ", global batch " + whole(spec.global_batch_seqs) +
-                       " sequences\n" + si(static_cast<double>(r.plans_evaluated)) + " plans in " + fixed(o.elapsed_s, 2) + " s on " +
-                       std::to_string(o.threads) + " threads; " + si(static_cast<double>(r.plans_valid())) + " valid\n\n";
+                       " sequences\n" + count_text(r.plans_evaluated) + " plans in " + fixed(o.elapsed_s, 2) + " s on " +
+                       std::to_string(o.threads) + " threads; " + count_text(r.plans_valid()) + " valid\n\n";
     text += rejections_text(r, spec) + "\n";
     if (o.top.empty()) return text + "No plan fits: the rejections above say what to change (more chips, a smaller batch, fewer layers per chip).";
     Table top({"#", "step", "MFU", "memory", "degrees", "knobs", "placement (inner first)"});
@@ -226,7 +236,7 @@ std::string scaling_table(const ScalingOutcome& o) {
         std::string speedup = "-";
         if (previous != nullptr && previous->best)
             speedup = fixed(previous->time_to_train_s / p.time_to_train_s, 2) + "x";
-        table.add_row({std::to_string(p.chips), si(static_cast<double>(p.result.plans_valid())), degrees_text(p.best->plan),
+        table.add_row({std::to_string(p.chips), count_text(p.result.plans_valid()), degrees_text(p.best->plan),
                        fixed(100.0 * p.best->report.mfu, 1) + "%", fixed(p.time_to_train_s / 86400.0, 2) + " days",
                        p.cost_usd ? "$" + si(*p.cost_usd) : "-", speedup, p.on_front ? "*" : ""});
         previous = &p;

@@ -74,7 +74,6 @@ struct LayoutOptions {
 class Search {
 public:
     explicit Search(const TrainSearchSpec& spec) : spec_(spec) {
-        for (const auto& [name, strategy] : spec.strategies) strategy_names_.push_back(name);
         if (spec.fixed.strategy) {
             const Strategy& s = spec.strategies.at(*spec.fixed.strategy);
             for (std::size_t i = 0; i < kAxisNames.size(); ++i) strategy_axes_[i] = mentions(s, kAxisNames[i]);
@@ -107,7 +106,6 @@ private:
     void run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& acc, TrainingScenario& scenario) const;
 
     const TrainSearchSpec& spec_;
-    std::vector<std::string> strategy_names_;
     std::array<bool, 6> strategy_axes_{};
 };
 
@@ -135,6 +133,8 @@ std::vector<Search::Unit> Search::units() const {
                 if (f.dp && dp != *f.dp) continue;
                 for (const std::int64_t fsdp : divisors(dp)) {
                     if ((f.fsdp && fsdp != *f.fsdp) || (fsdp > 1 && !strategy_axes_[kFsdp])) continue;
+                    // ZeRO-3 is what sharding the parameters over fsdp means, and only that.
+                    if (f.zero && (*f.zero == 3) != (fsdp > 1)) continue;
                     out.push_back({tp, pp, cp, fsdp});
                 }
             }
@@ -154,12 +154,12 @@ void Search::check_fixed() const {
     divides_chips(f.pp, "--pp");
     divides_chips(f.cp, "--cp");
     divides_chips(f.dp, "--dp");
-    const std::int64_t fixed_model_parallel = f.tp.value_or(1) * f.pp.value_or(1) * f.cp.value_or(1) * f.dp.value_or(1);
-    if (chips % fixed_model_parallel != 0)
-        throw InputError("--dp", "", "the fixed degrees multiply to " + text(fixed_model_parallel) + ", which does not divide " +
+    const std::int64_t fixed_product = f.tp.value_or(1) * f.pp.value_or(1) * f.cp.value_or(1) * f.dp.value_or(1);
+    if (chips % fixed_product != 0)
+        throw InputError("--dp", "", "the fixed degrees multiply to " + text(fixed_product) + ", which does not divide " +
                                          text(chips) + " chips");
-    if (f.dp && f.tp && f.pp && f.cp && fixed_model_parallel != chips)
-        throw InputError("--dp", "", "dp x tp x pp x cp = " + text(fixed_model_parallel) + " but there are " + text(chips) + " chips");
+    if (f.dp && f.tp && f.pp && f.cp && fixed_product != chips)
+        throw InputError("--dp", "", "dp x tp x pp x cp = " + text(fixed_product) + " but there are " + text(chips) + " chips");
     if (f.dp && f.fsdp && *f.dp % *f.fsdp != 0) throw InputError("--fsdp", "", "does not divide --dp " + text(*f.dp));
     if (f.tp && m.n_heads % *f.tp != 0)
         throw InputError("--tp", "", text(*f.tp) + " does not divide the model's " + text(m.n_heads) + " query heads");
@@ -176,6 +176,7 @@ void Search::check_fixed() const {
                                          text(static_cast<std::int64_t>(spec_.global_batch_seqs)) + " sequences");
     if (f.vpp && *f.vpp > 1 && f.pp && *f.pp == 1) throw InputError("--vpp", "", "virtual stages need pipeline parallelism");
     if (f.zero && f.fsdp && *f.fsdp > 1 && *f.zero != 3) throw InputError("--zero", "", "fsdp shards everything (ZeRO-3)");
+    if (f.zero && f.fsdp && *f.fsdp == 1 && *f.zero == 3) throw InputError("--zero", "", "ZeRO-3 is fsdp: give --fsdp above 1 or leave it free");
     if (f.etp && *f.etp != 1 && f.tp && *f.etp != *f.tp) throw InputError("--etp", "", "must be 1 or equal to --tp");
     if (f.placement) {
         if (f.placement->size() > kAxisNames.size()) throw InputError("--placement", "", "names more axes than a plan has");
@@ -188,8 +189,10 @@ void Search::check_fixed() const {
     if (!spec_.chip.supports(spec_.precision))
         throw InputError("--precision", "", spec_.chip.name + " has no " + std::string(dtype_name(spec_.precision)) + " arithmetic");
     // The smallest data-parallel degree any plan allows: the batch must reach it.
+    const std::vector<Unit> all_units = units();
+    if (all_units.empty()) throw InputError("--dp", "", "no split of " + text(chips) + " chips matches the fixed degrees");
     std::int64_t largest_model_parallel = 1;
-    for (const Unit& u : units()) largest_model_parallel = std::max(largest_model_parallel, u.tp * u.pp * u.cp);
+    for (const Unit& u : all_units) largest_model_parallel = std::max(largest_model_parallel, u.tp * u.pp * u.cp);
     const std::int64_t smallest_dp = chips / largest_model_parallel;
     if (spec_.global_batch_seqs < d(smallest_dp))
         throw InputError("--global-batch-tokens", "", "a global batch of " + text(static_cast<std::int64_t>(spec_.global_batch_seqs)) +
@@ -327,8 +330,6 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
                     plan.zero = zeros.front();
                     plan.vpp = 1;
                     const PlanSpec plan_spec = to_plan_spec(plan, spec_);
-                    plan.strategy = static_cast<std::uint8_t>(
-                        std::find(strategy_names_.begin(), strategy_names_.end(), plan_spec.strategy) - strategy_names_.begin());
                     LayoutWork work;
                     try {
                         scenario.plan = make_training_plan(plan_spec, spec_.cluster.chips(), spec_.global_batch_seqs, spec_.model,

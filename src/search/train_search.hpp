@@ -72,7 +72,6 @@ struct SearchedPlan {
     bool offload_optimizer = false, overlap = true, tp_overlap = false;
     std::array<std::uint8_t, 6> placement{};  // axis indices (see search_axis_name), innermost first
     std::uint8_t placed_axes = 0;
-    std::uint8_t strategy = 0;                 // index into the spec's strategies, by name order
     double step_time_s = 0;
     double memory_bytes = 0;
     std::uint64_t ordinal = 0;                 // position in the enumeration: ties go to the earlier plan
