@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
+#include "model/model_catalog.hpp"
 #include "search/train_search.hpp"
 #include "sharding/strategy_file.hpp"
 #include "test_support.hpp"
@@ -265,5 +266,21 @@ TEST_CASE("search CLI: rejection table, JSON face, a range of chip counts, and b
         INFO(flags);
         CHECK(r.exit_code == 2);
         CHECK(r.err.find(named) != std::string::npos);
+    }
+}
+
+TEST_CASE("no plan a search keeps beats the compute roofline of its step (MFU never above 1)") {
+    for (const char* model_name : {"llama3-8b", "mixtral-8x7b"}) {
+        TrainSearchSpec spec = spec_on("dgx-h100", 32, resolve_model(model_name, test::source_dir()));
+        spec.seq_len = 4096;
+        spec.global_batch_seqs = 256;
+        spec.top_k = 300;
+        const TrainSearchResult result = search_training(spec);
+        const double step_flops = flops_per_token(spec.model, spec.seq_len, true).training() * spec.seq_len * spec.global_batch_seqs;
+        const double roofline_s = step_flops / (32.0 * spec.chip.peak_flops(Dtype::bf16));
+        INFO(model_name);
+        REQUIRE(!result.top.empty());
+        for (const SearchedPlan& p : result.top) CHECK(p.step_time_s >= roofline_s);
+        for (const SearchedPlan& p : result.pareto) CHECK(p.step_time_s >= roofline_s);
     }
 }
