@@ -193,6 +193,15 @@ std::string train_search_table(const TrainSearchOutcome& o) {
                      si(p.report.memory.total_bytes(), "B"), degrees_text(p.plan), knobs_text(p.plan), placement_text(p.plan)});
     }
     text += "best plans\n" + top.render() + "\n";
+    Table shares({"#", "where the step goes (share of the step; bound)"});
+    for (std::size_t i = 0; i < o.top.size(); ++i) {
+        std::string line;
+        for (const StepComponent& c : o.top[i].report.components)
+            if (c.time_s > 0.005 * o.top[i].report.step_time_s)
+                line += (line.empty() ? "" : ", ") + c.name + " " + fixed(100.0 * c.time_s / o.top[i].report.step_time_s, 0) + "% (" + c.bound + ")";
+        shares.add_row({std::to_string(i + 1), line});
+    }
+    text += shares.render() + "\n";
     Table front({"memory", "step", "degrees", "knobs"});
     for (const SearchedPlan& p : r.pareto)
         front.add_row({si(p.memory_bytes, "B"), seconds(p.step_time_s), degrees_text(p), knobs_text(p)});
