@@ -4,18 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake libeigen3-dev libcli11-dev nlohmann-json3-dev libboost-graph-dev doctest-dev)
-missing=()
-for package in "${packages[@]}"; do
-  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing: ${missing[*]}"
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+# Build and test dependencies; the notebook packages let the test suite execute notebooks/.
+bash scripts/install-packages.sh build-essential cmake libeigen3-dev libcli11-dev nlohmann-json3-dev libboost-graph-dev \
+  doctest-dev python3-matplotlib python3-pandas jupyter-nbconvert python3-ipykernel python3-nbclient
 
 build_dir=${RIDGELINE_BUILD_DIR:-build}
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
