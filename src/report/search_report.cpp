@@ -48,7 +48,7 @@ std::string rejection_text(Rejection why, const TrainSearchSpec& spec) {
         case Rejection::batch_data: return "data-parallel degree did not divide the batch of " + whole(spec.global_batch_seqs) + " sequences";
         case Rejection::interleave_microbatches: return "interleaved schedule with micro-batches not a multiple of the stages";
         case Rejection::strategy_dims: return "the strategy split a model dimension unevenly";
-        case Rejection::placement: return "an axis did not fit the topology's dimensions in that order";
+        case Rejection::placement: return "an axis, or a collective over it, did not fit the topology in that order";
         case Rejection::memory: return "did not fit in " + si(spec.chip.hbm_bytes, "B");
     }
     return "?";

@@ -348,8 +348,15 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
                             continue;
                         }
                         std::copy(o.placements[pi].begin(), o.placements[pi].end(), plan.placement.begin());
+                        LayoutCosts l;
                         std::swap(scenario.mesh, *meshes[pi]);  // no copy: swapped back below
-                        const LayoutCosts l = cost_layout(scenario, work, &acc.memo).costs;
+                        try {
+                            l = cost_layout(scenario, work, &acc.memo).costs;
+                        } catch (const InputError&) {  // a collective this topology cannot run (part of a custom graph)
+                            std::swap(scenario.mesh, *meshes[pi]);
+                            reject_bulk(Rejection::placement, knob_plans);
+                            continue;
+                        }
                         std::swap(scenario.mesh, *meshes[pi]);
                         if (!memory_checked) {
                             // The leanest knobs bound every plan of this micro-batch from below, and

@@ -27,7 +27,7 @@ enum class Rejection {
     batch_data,              // the data-parallel degree does not divide the global batch
     interleave_microbatches, // interleaving needs the micro-batches in whole rounds of the pipeline
     strategy_dims,           // the strategy splits some dimension unevenly (d_ff, d_model ...)
-    placement,               // an axis does not fit the topology's dimensions in this order
+    placement,               // an axis (or a collective over it) does not fit the topology in this order
     memory,                  // does not fit in HBM
 };
 inline constexpr std::size_t kRejections = 10;
