@@ -248,8 +248,8 @@ TEST_CASE("search CLI: rejection table, JSON face, a range of chip counts, and b
     CHECK(none.out.find("No plan fits") != std::string::npos);
 
     // A custom graph: collectives it cannot run over part of a dimension are rejections, not errors.
-    const auto custom = test::run_ridgeline(
-        "search train --model llama3-8b --topology hardware/topologies/hypercube-16.json --chips 16 --global-batch-seqs 64 --json");
+    const std::string hypercube = (test::source_dir() / "hardware" / "topologies" / "hypercube-16.json").string();
+    const auto custom = test::run_ridgeline("search train --model llama3-8b --topology " + hypercube + " --chips 16 --global-batch-seqs 64 --json");
     REQUIRE(custom.exit_code == 0);
     CHECK(nlohmann::json::parse(custom.out)["rejected"]["placement"].get<std::uint64_t>() > 0);
 

@@ -104,6 +104,8 @@ private:
     [[nodiscard]] LayoutOptions options(const Degrees& g) const;
     void run_unit(const Unit& unit, std::uint64_t ordinal, Accumulator& acc, TrainingScenario& scenario) const;
     void run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& acc, TrainingScenario& scenario) const;
+    void run_knobs(const LayoutOptions& o, const std::vector<int>& zeros, const LayoutCosts& l, SearchedPlan& plan,
+                   std::uint64_t& ordinal, Accumulator& acc) const;
 
     const TrainSearchSpec& spec_;
     std::array<bool, 6> strategy_axes_{};
@@ -288,7 +290,6 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
     if (const auto why = reject_layout(g)) return reject_bulk(*why, o.total());
 
     const double hbm = spec_.chip.hbm_bytes;
-    const double pp = d(g.pp);
     SearchedPlan plan;
     plan.dp = g.dp, plan.tp = g.tp, plan.pp = g.pp, plan.cp = g.cp, plan.ep = g.ep, plan.fsdp = g.fsdp;
     plan.uneven_pipeline = o.uneven_pipeline;
@@ -374,59 +375,69 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
                                 break;
                             }
                         }
-                        StepKnobs k;
-                        k.microbatches = plan.microbatches;
-                        StepParts parts{};
-                        for (const ScheduleOption& s : o.schedules) {
-                            k.schedule = s.schedule;
-                            k.virtual_stages = d(s.vpp);
-                            plan.schedule = s.schedule;
-                            plan.vpp = s.vpp;
-                            const std::uint64_t schedule_plans = knob_plans / o.schedules.size();
-                            if (s.schedule == PipelineSchedule::interleaved && std::fmod(plan.microbatches, pp) != 0.0) {
-                                reject_bulk(Rejection::interleave_microbatches, schedule_plans);
-                                continue;
-                            }
-                            for (const Recompute rc : o.recomputes)
-                                for (const int zero : zeros)
-                                    for (const bool offload : o.offloads)
-                                        for (const bool overlap : o.overlaps)
-                                            for (const bool tp_overlap : o.tp_overlaps) {
-                                                k.recompute = rc;
-                                                k.zero_stage = zero;
-                                                k.offload_optimizer = offload;
-                                                k.overlap_data_parallel = overlap;
-                                                k.overlap_tensor_parallel = tp_overlap;
-                                                const std::uint64_t this_ordinal = ordinal++;
-                                                ++r.plans_evaluated;
-                                                const double memory = estimate_memory(l, k).total_bytes();
-                                                if (memory > hbm) {
-                                                    ++r.rejected[static_cast<std::size_t>(Rejection::memory)];
-                                                    continue;
-                                                }
-                                                const double step_s = estimate_step_time(l, k, parts);
-                                                ++r.plans_costed;
-                                                if (spec_.reference_step_time_s && step_s < *spec_.reference_step_time_s)
-                                                    ++r.plans_faster_than_reference;
-                                                const bool top = acc.top.admits(step_s, memory, this_ordinal);
-                                                const bool front = acc.pareto.admits(step_s, memory, this_ordinal);
-                                                if (!top && !front) continue;
-                                                plan.recompute = rc;
-                                                plan.zero = zero;
-                                                plan.offload_optimizer = offload;
-                                                plan.overlap = overlap;
-                                                plan.tp_overlap = tp_overlap;
-                                                plan.step_time_s = step_s;
-                                                plan.memory_bytes = memory;
-                                                plan.ordinal = this_ordinal;
-                                                if (top) acc.top.insert(plan);
-                                                if (front) acc.pareto.insert(plan);
-                                            }
-                        }
+                        run_knobs(o, zeros, l, plan, ordinal, acc);
                     }
                 }
             }
         }
+}
+
+// Every schedule, recomputation, ZeRO stage, offload and overlap on one costed layout: memory first,
+// then time; only plans that enter the top K or the front are written out.
+void Search::run_knobs(const LayoutOptions& o, const std::vector<int>& zeros, const LayoutCosts& l, SearchedPlan& plan,
+                       std::uint64_t& ordinal, Accumulator& acc) const {
+    TrainSearchResult& r = acc.result;
+    const double hbm = spec_.chip.hbm_bytes;
+    const std::uint64_t schedule_plans = o.knob_plans(zeros.size()) / o.schedules.size();
+    StepKnobs k;
+    k.microbatches = plan.microbatches;
+    StepParts parts{};
+    for (const ScheduleOption& s : o.schedules) {
+        k.schedule = s.schedule;
+        k.virtual_stages = d(s.vpp);
+        plan.schedule = s.schedule;
+        plan.vpp = s.vpp;
+        if (s.schedule == PipelineSchedule::interleaved && std::fmod(plan.microbatches, d(plan.pp)) != 0.0) {
+            r.rejected[static_cast<std::size_t>(Rejection::interleave_microbatches)] += schedule_plans;
+            r.plans_evaluated += schedule_plans;
+            ordinal += schedule_plans;
+            continue;
+        }
+        for (const Recompute rc : o.recomputes)
+            for (const int zero : zeros)
+                for (const bool offload : o.offloads)
+                    for (const bool overlap : o.overlaps)
+                        for (const bool tp_overlap : o.tp_overlaps) {
+                            k.recompute = rc;
+                            k.zero_stage = zero;
+                            k.offload_optimizer = offload;
+                            k.overlap_data_parallel = overlap;
+                            k.overlap_tensor_parallel = tp_overlap;
+                            const std::uint64_t this_ordinal = ordinal++;
+                            ++r.plans_evaluated;
+                            const double memory = estimate_memory(l, k).total_bytes();
+                            if (memory > hbm) {
+                                ++r.rejected[static_cast<std::size_t>(Rejection::memory)];
+                                continue;
+                            }
+                            const double step_s = estimate_step_time(l, k, parts);
+                            ++r.plans_costed;
+                            if (spec_.reference_step_time_s && step_s < *spec_.reference_step_time_s) ++r.plans_faster_than_reference;
+                            const bool top = acc.top.admits(step_s, memory, this_ordinal);
+                            const bool front = acc.pareto.admits(step_s, memory, this_ordinal);
+                            if (!top && !front) continue;
+                            plan.recompute = rc;
+                            plan.zero = zero;
+                            plan.offload_optimizer = offload;
+                            plan.overlap = overlap;
+                            plan.tp_overlap = tp_overlap;
+                            plan.step_time_s = step_s;
+                            plan.memory_bytes = memory;
+                            plan.ordinal = this_ordinal;
+                            if (top) acc.top.insert(plan);
+                            if (front) acc.pareto.insert(plan);
+                        }
+    }
 }
 
 TrainSearchResult Search::run() {
