@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake libeigen3-dev libcli11-dev nlohmann-json3-dev libboost-graph-dev doctest-dev)
+# libopenmpi-dev, openmpi-bin: the mpi calibration backend; libopenblas-dev: the GEMM benchmark's baseline.
+packages=(build-essential cmake libeigen3-dev libcli11-dev nlohmann-json3-dev libboost-graph-dev doctest-dev
+          libopenmpi-dev openmpi-bin libopenblas-dev)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
