@@ -211,3 +211,27 @@ TEST_CASE("measurements survive a write and a read, and malformed files name the
     bad("\"cores\": 2,", "", "provenance.cores");
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("in-place all-gather and reduce-scatter (shard inside the full buffer) give the same blocks") {
+    const int devices = 2;
+    const std::size_t count = 6;
+    std::vector<std::vector<float>> gathered(devices), reduced(devices);
+    on_threads(devices, [&](Comm& comm) {
+        const int r = comm.rank();
+        std::vector<float> all(count * devices, -1.0f), data(count * devices);
+        for (std::size_t i = 0; i < count; ++i) all[static_cast<std::size_t>(r) * count + i] = static_cast<float>(r * 10 + static_cast<int>(i));
+        comm.all_gather(all.data() + static_cast<std::size_t>(r) * count, all.data(), count);
+        for (std::size_t i = 0; i < data.size(); ++i) data[i] = value(r, i);
+        float* mine = data.data() + static_cast<std::size_t>(r) * count;
+        comm.reduce_scatter(data.data(), mine, count);
+        gathered[r] = all;
+        reduced[r] = std::vector<float>(mine, mine + count);
+    });
+    for (int r = 0; r < devices; ++r)
+        for (std::size_t i = 0; i < count; ++i) {
+            for (int j = 0; j < devices; ++j)
+                CHECK(gathered[r][static_cast<std::size_t>(j) * count + i] == static_cast<float>(j * 10 + static_cast<int>(i)));
+            const std::size_t at = static_cast<std::size_t>(r) * count + i;
+            CHECK(reduced[r][i] == value(0, at) + value(1, at));
+        }
+}

@@ -41,6 +41,7 @@ struct BackendRequest {
     int devices = 1;
     std::string arguments_fingerprint;    // the command line, compared across MPI ranks
     double collective_timeout_s = 60;
+    double repeat_target_s = 0.2;         // time each step repeats for (the fastest repetition counts)
 };
 
 // InputError naming --backend or --devices for an unknown or unbuilt backend, more devices than

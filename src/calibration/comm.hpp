@@ -22,10 +22,11 @@ public:
     virtual void barrier() = 0;
     // The largest of every device's `value` (the slowest device sets a step's time).
     [[nodiscard]] virtual double max(double value) = 0;
-    // `count` floats from every device, concatenated in rank order into `out` (count x size).
+    // `count` floats from every device, concatenated in rank order into `out` (count x size). In
+    // place when `in` is this device's block of `out`.
     virtual void all_gather(const float* in, float* out, std::size_t count) = 0;
     // Sums `data` (count x size floats, destroyed: used as workspace) over the group; this
-    // device's block of `count` sums goes to `out`.
+    // device's block of `count` sums goes to `out` (which may be that block of `data`).
     virtual void reduce_scatter(float* data, float* out, std::size_t count) = 0;
     // Sums `data` (count floats) over the group, in place.
     virtual void all_reduce(float* data, std::size_t count) = 0;

@@ -27,21 +27,22 @@ void pin_to_core(int core) {
 
 class CpuBackend final : public Backend {
 public:
-    CpuBackend(int devices, double timeout_s) : devices_(devices), timeout_s_(timeout_s) {}
+    CpuBackend(int devices, double timeout_s, double repeat_target_s)
+        : devices_(devices), timeout_s_(timeout_s), repeat_{3, 60, repeat_target_s} {}
     [[nodiscard]] std::string name() const override { return "cpu"; }
     [[nodiscard]] int devices() const override { return devices_; }
     [[nodiscard]] std::string libraries() const override { return eigen_version() + ", shared-memory rings"; }
     double gemm_s(std::int64_t m, std::int64_t k, std::int64_t n) override {
-        return run(devices_, [&](Comm& comm) { return gemm_program(comm, m, k, n, Repeat{}); });
+        return run(devices_, [&](Comm& comm) { return gemm_program(comm, m, k, n, repeat_); });
     }
     double copy_s(double bytes) override {
-        return run(devices_, [&](Comm& comm) { return copy_program(comm, bytes, Repeat{}); });
+        return run(devices_, [&](Comm& comm) { return copy_program(comm, bytes, repeat_); });
     }
     double collective_s(CollectiveKind kind, double bytes) override {
-        return run(devices_, [&](Comm& comm) { return collective_program(comm, kind, bytes, Repeat{}); });
+        return run(devices_, [&](Comm& comm) { return collective_program(comm, kind, bytes, repeat_); });
     }
     double sharded_s(const ShardedCase& c) override {
-        return run(c.devices, [&](Comm& comm) { return sharded_program(comm, c, Repeat{}); });
+        return run(c.devices, [&](Comm& comm) { return sharded_program(comm, c, repeat_); });
     }
 
 private:
@@ -71,6 +72,7 @@ private:
     }
     int devices_;
     double timeout_s_;
+    Repeat repeat_;
 };
 
 }  // namespace
@@ -80,7 +82,7 @@ std::unique_ptr<Backend> make_cpu_backend(const BackendRequest& request) {
     if (request.devices > cores)
         throw InputError("--devices", "", std::to_string(request.devices) + " devices but this host has " +
                                               std::to_string(cores) + " cores (the cpu backend runs one device per core)");
-    return std::make_unique<CpuBackend>(request.devices, request.collective_timeout_s);
+    return std::make_unique<CpuBackend>(request.devices, request.collective_timeout_s, request.repeat_target_s);
 }
 
 }  // namespace ridgeline::calibration

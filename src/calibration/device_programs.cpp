@@ -62,13 +62,15 @@ double collective_program(Comm& comm, CollectiveKind kind, double bytes, const R
     const std::size_t total = count_of(bytes / sizeof(float) / static_cast<double>(p * p)) * p * p;  // divisible
     switch (kind) {
         case CollectiveKind::all_gather: {
-            const Buffer in = filled(total / p);
-            Buffer out(total);
-            return timed(comm, repeat, [&] { comm.all_gather(in.data(), out.data(), total / p); });
+            // In place, as frameworks gather into the full buffer: this device's shard is already in it.
+            Buffer out = filled(total);
+            const float* in = out.data() + static_cast<std::size_t>(comm.rank()) * (total / p);
+            return timed(comm, repeat, [&] { comm.all_gather(in, out.data(), total / p); });
         }
         case CollectiveKind::reduce_scatter: {
-            Buffer data = filled(total), out(total / p);
-            return timed(comm, repeat, [&] { comm.reduce_scatter(data.data(), out.data(), total / p); });
+            Buffer data = filled(total);
+            float* out = data.data() + static_cast<std::size_t>(comm.rank()) * (total / p);
+            return timed(comm, repeat, [&] { comm.reduce_scatter(data.data(), out, total / p); });
         }
         case CollectiveKind::all_reduce: {
             Buffer data = filled(total);
@@ -104,42 +106,47 @@ double sharded_program(Comm& comm, const ShardedCase& c, const Repeat& repeat) {
         }
         case ShardedKind::gather_contraction: {
             // Column blocks of a column-major X are contiguous: gathering them rebuilds X[m, k].
-            const Buffer shard = filled(u(m * (k / p))), w = filled(u(k * n));
+            const Buffer w = filled(u(k * n));
             Buffer x = filled(u(m * k)), y(u(m * n));
+            const float* shard = x.data() + u(comm.rank()) * u(m * (k / p));  // gathered in place
             return timed(comm, repeat, [&] {
-                if (shared) comm.all_gather(shard.data(), x.data(), u(m * (k / p)));
+                if (shared) comm.all_gather(shard, x.data(), u(m * (k / p)));
                 matmul(x.data(), Layout::col_major, w.data(), Layout::col_major, y.data(), m, k, n);
             });
         }
         case ShardedKind::reduce_scatter_partial:
         case ShardedKind::all_reduce_partial: {
             const Buffer x = filled(u(m * (k / p))), w = filled(u((k / p) * n));
-            Buffer y(u(m * n)), out(u(m / p * n));
+            Buffer y(u(m * n));
+            float* out = y.data() + u(comm.rank()) * u(m / p * n);  // this device's rows, in place
             const bool reduce_scatter = c.kind == ShardedKind::reduce_scatter_partial;
             return timed(comm, repeat, [&] {
                 matmul(x.data(), Layout::col_major, w.data(), Layout::row_major, y.data(), m, k / p, n);
                 if (!shared) return;
-                if (reduce_scatter) comm.reduce_scatter(y.data(), out.data(), u(m / p * n));
+                if (reduce_scatter) comm.reduce_scatter(y.data(), out, u(m / p * n));
                 else comm.all_reduce(y.data(), u(m * n));
             });
         }
         case ShardedKind::gather_weights: {
-            const Buffer x = filled(u(m / p * k)), shard = filled(u(k * (n / p)));
+            const Buffer x = filled(u(m / p * k));
             Buffer w = filled(u(k * n)), y(u(m / p * n));
+            const float* shard = w.data() + u(comm.rank()) * u(k * (n / p));
             return timed(comm, repeat, [&] {
-                if (shared) comm.all_gather(shard.data(), w.data(), u(k * (n / p)));
+                if (shared) comm.all_gather(shard, w.data(), u(k * (n / p)));
                 matmul(x.data(), Layout::row_major, w.data(), Layout::col_major, y.data(), m / p, k, n);
             });
         }
         case ShardedKind::tp_mlp: {
             const std::int64_t f = c.f / p;
-            const Buffer shard = filled(u(m / p * k)), w1 = filled(u(k * f)), w2 = filled(u(f * k));
-            Buffer x = filled(u(m * k)), h(u(m * f)), y(u(m * k)), out(u(m / p * k));
+            const Buffer w1 = filled(u(k * f)), w2 = filled(u(f * k));
+            Buffer x = filled(u(m * k)), h(u(m * f)), y(u(m * k));
+            const float* shard = x.data() + u(comm.rank()) * u(m / p * k);  // row blocks of row-major X
+            float* out = y.data() + u(comm.rank()) * u(m / p * k);
             return timed(comm, repeat, [&] {
-                if (shared) comm.all_gather(shard.data(), x.data(), u(m / p * k));  // row blocks of row-major X
+                if (shared) comm.all_gather(shard, x.data(), u(m / p * k));
                 matmul(x.data(), Layout::row_major, w1.data(), Layout::col_major, h.data(), m, k, f);
                 matmul(h.data(), Layout::row_major, w2.data(), Layout::col_major, y.data(), m, f, k);
-                if (shared) comm.reduce_scatter(y.data(), out.data(), u(m / p * k));
+                if (shared) comm.reduce_scatter(y.data(), out, u(m / p * k));
             });
         }
     }

@@ -13,7 +13,7 @@ namespace ridgeline::calibration {
 
 struct Repeat {
     int min_reps = 3;
-    int max_reps = 25;
+    int max_reps = 60;
     double target_s = 0.05;  // stop repeating once this much time was spent (after min_reps)
 };
 

@@ -34,10 +34,19 @@ public:
         return largest;
     }
     void all_gather(const float* in, float* out, std::size_t count) override {
-        MPI_Allgather(in, to_int(count), MPI_FLOAT, out, to_int(count), MPI_FLOAT, comm_);
+        if (in == out + static_cast<std::size_t>(rank_) * count)
+            MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, to_int(count), MPI_FLOAT, comm_);
+        else
+            MPI_Allgather(in, to_int(count), MPI_FLOAT, out, to_int(count), MPI_FLOAT, comm_);
     }
     void reduce_scatter(float* data, float* out, std::size_t count) override {
-        MPI_Reduce_scatter_block(data, out, to_int(count), MPI_FLOAT, MPI_SUM, comm_);
+        if (out >= data && out < data + count * static_cast<std::size_t>(size_)) {
+            // MPI forbids aliasing: reduce in place (the result lands at the front), then move it.
+            MPI_Reduce_scatter_block(MPI_IN_PLACE, data, to_int(count), MPI_FLOAT, MPI_SUM, comm_);
+            if (out != data) std::memmove(out, data, count * sizeof(float));
+        } else {
+            MPI_Reduce_scatter_block(data, out, to_int(count), MPI_FLOAT, MPI_SUM, comm_);
+        }
     }
     void all_reduce(float* data, std::size_t count) override {
         MPI_Allreduce(MPI_IN_PLACE, data, to_int(count), MPI_FLOAT, MPI_SUM, comm_);
@@ -65,7 +74,7 @@ std::uint64_t fingerprint(const std::string& text) {
 
 class MpiBackend final : public Backend {
 public:
-    explicit MpiBackend(const BackendRequest& request) {
+    explicit MpiBackend(const BackendRequest& request) : repeat_{3, 60, request.repeat_target_s} {
         int initialized = 0;
         MPI_Initialized(&initialized);
         if (!initialized) MPI_Init(nullptr, nullptr);
@@ -112,16 +121,16 @@ public:
         return eigen_version() + ", " + text;
     }
     double gemm_s(std::int64_t m, std::int64_t k, std::int64_t n) override {
-        return run(ranks_, [&](Comm& comm) { return gemm_program(comm, m, k, n, Repeat{}); });
+        return run(ranks_, [&](Comm& comm) { return gemm_program(comm, m, k, n, repeat_); });
     }
     double copy_s(double bytes) override {
-        return run(ranks_, [&](Comm& comm) { return copy_program(comm, bytes, Repeat{}); });
+        return run(ranks_, [&](Comm& comm) { return copy_program(comm, bytes, repeat_); });
     }
     double collective_s(CollectiveKind kind, double bytes) override {
-        return run(ranks_, [&](Comm& comm) { return collective_program(comm, kind, bytes, Repeat{}); });
+        return run(ranks_, [&](Comm& comm) { return collective_program(comm, kind, bytes, repeat_); });
     }
     double sharded_s(const ShardedCase& c) override {
-        return run(c.devices, [&](Comm& comm) { return sharded_program(comm, c, Repeat{}); });
+        return run(c.devices, [&](Comm& comm) { return sharded_program(comm, c, repeat_); });
     }
 
 private:
@@ -143,6 +152,7 @@ private:
         MPI_Finalized(&finalized);
         if (!finalized) MPI_Finalize();
     }
+    Repeat repeat_;
     int rank_ = 0, ranks_ = 1;
 };
 

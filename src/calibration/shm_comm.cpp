@@ -100,7 +100,8 @@ void ShmComm::ring_all_gather(float* data, std::size_t total) {
 }
 
 void ShmComm::all_gather(const float* in, float* out, std::size_t count) {
-    std::memcpy(out + static_cast<std::size_t>(rank_) * count, in, count * sizeof(float));
+    float* mine = out + static_cast<std::size_t>(rank_) * count;
+    if (mine != in) std::memcpy(mine, in, count * sizeof(float));  // in place: the shard is already there
     group_.targets[rank_] = out;
     barrier();
     ring_all_gather(out, count * static_cast<std::size_t>(size()));

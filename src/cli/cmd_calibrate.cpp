@@ -65,6 +65,8 @@ void add_calibrate_command(CLI::App& app, const GlobalOptions& /*options*/) {
         request.devices = f.devices;
         request.arguments_fingerprint = f.backend + "|" + std::to_string(f.devices) + "|" + std::to_string(f.time_budget_s) +
                                         "|" + f.output + "|" + (f.validate ? "v" : "") + (f.json ? "j" : "");
+        const bool small = kAlwaysSmall || f.time_budget_s < 20;
+        request.repeat_target_s = small ? 0.03 : 0.2;  // more repetitions filter out a busy host
         std::unique_ptr<Backend> backend = make_backend(request);
         const bool talk = backend->leader() && !f.quiet;
 
@@ -72,7 +74,6 @@ void add_calibrate_command(CLI::App& app, const GlobalOptions& /*options*/) {
         provenance.backend = backend->name();
         provenance.devices = backend->devices();
         provenance.libraries = backend->libraries();
-        const bool small = kAlwaysSmall || f.time_budget_s < 20;
         const SweepPlan plan = make_plan(backend->devices(), f.validate, small);
         const std::filesystem::path output = f.output;
         const auto progress = [&](const StepReport& step) {
