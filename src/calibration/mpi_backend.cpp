@@ -1,6 +1,8 @@
 // The mpi backend: one MPI rank per device (started by mpirun), real MPI collectives. Every rank
 // runs the same sequence of steps; rank 0 alone prints and writes.
+#include <chrono>
 #include <cstdint>
+#include <thread>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -144,7 +146,15 @@ private:
             time_s = program(comm);
             MPI_Comm_free(&group);
         }
-        MPI_Bcast(&time_s, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        // Ranks left out of the group wait sleeping, not polling: on a host with few cores a
+        // polling rank would take a core from the ranks being timed.
+        MPI_Request request = MPI_REQUEST_NULL;
+        MPI_Ibcast(&time_s, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, &request);
+        for (int done = 0;;) {
+            MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+            if (done) break;
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
         return time_s;
     }
     void finalize() {

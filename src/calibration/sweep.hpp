@@ -35,7 +35,7 @@ struct SweepOutcome {
     int skipped = 0;  // steps left out when the budget ran out
 };
 
-// Fitting steps get the first 65% of the budget when held-out cases follow, all of it otherwise.
+// Steps interleave GEMMs, copies, collectives and held-out cases; once the budget is spent the rest are skipped.
 [[nodiscard]] SweepOutcome run_sweep(Backend& backend, const SweepPlan& plan, const Provenance& provenance,
                                      double budget_s, const std::function<void(const StepReport&)>& progress,
                                      const std::function<void(const Measurements&)>& save);
