@@ -66,6 +66,14 @@ private:
             });
         }
         for (auto& thread : threads) thread.join();
+        // The failure itself, rather than the others' reports of an abandoned collective.
+        for (const auto& error : errors) {
+            if (!error) continue;
+            try {
+                std::rethrow_exception(error);
+            } catch (const CollectiveTimeout&) {
+            }
+        }
         for (const auto& error : errors)
             if (error) std::rethrow_exception(error);
         return results[0];
