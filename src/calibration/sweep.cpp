@@ -41,7 +41,8 @@ SweepPlan make_plan(int devices, bool validate, bool small) {
                 plan.collectives.emplace_back(kind, bytes);
     }
     if (validate) {
-        // Shapes none of the fitting GEMMs has; compute-bound and communication-bound cases.
+        // Shapes none of the fitting GEMMs has, each local GEMM inside the fitted range of dimensions;
+        // compute-bound and communication-bound cases.
         const auto add = [&](ShardedKind kind, std::int64_t m, std::int64_t k, std::int64_t n, std::int64_t f, int on) {
             plan.holdout.push_back({kind, dim(m), dim(k), dim(n), f > 0 ? dim(f) : 0, on});
         };
@@ -53,8 +54,8 @@ SweepPlan make_plan(int devices, bool validate, bool small) {
             add(ShardedKind::gather_contraction, 384, 640, 768, 0, on);
             add(ShardedKind::reduce_scatter_partial, 768, 1536, 384, 0, on);
             add(ShardedKind::all_reduce_partial, 320, 1536, 640, 0, on);
-            add(ShardedKind::gather_weights, 8, 1536, 1536, 0, on);
-            add(ShardedKind::all_reduce_partial, 2048, 8, 2048, 0, on);
+            add(ShardedKind::gather_weights, 16, 1536, 1536, 0, on);
+            add(ShardedKind::all_reduce_partial, 2048, 16, 2048, 0, on);
             add(ShardedKind::tp_mlp, 16, 1536, 1536, 512, on);
         }
     }
