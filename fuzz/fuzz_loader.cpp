@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include "calibration/measurements.hpp"
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
 #include "model/model_catalog.hpp"
@@ -35,6 +36,7 @@ void load(const std::filesystem::path& path) {
     else if (loader == "topology") (void)ridgeline::load_topology_file(path, data_dir);
     else if (loader == "scenario") (void)ridgeline::load_scenario_file(path, data_dir);
     else if (loader == "run_records") (void)ridgeline::load_run_records(path);
+    else if (loader == "calibration") (void)ridgeline::calibration::load_measurements(path);
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -6,6 +7,7 @@
 #include "engine/roofline.hpp"
 #include "engine/layer_ops.hpp"
 #include "hardware/catalog.hpp"
+#include "hardware/measured_range.hpp"
 #include "io/quantity_text.hpp"
 #include "model/model_catalog.hpp"
 #include "report/reports.hpp"
@@ -109,6 +111,13 @@ void add_roofline_command(CLI::App& app, const GlobalOptions& options) {
             throw InputError("--dtype", "", hardware.chip.name + " has no " +
                                                 std::string(dtype_name(query.dtypes.compute)) + " arithmetic");
         query.time = matmul_roofline(hardware.chip, query.shape, query.dtypes);
+        {
+            // A calibrated chip was fitted on a range of GEMM shapes: say when this one leaves it.
+            const double smallest = std::min({query.shape.rows, query.shape.contract, query.shape.cols});
+            const double largest = std::max({query.shape.rows, query.shape.contract, query.shape.cols});
+            for (const std::string& warning : measured_range_warnings(hardware.chip, smallest, largest, 0, 0))
+                std::cerr << "warning: " << warning << "\n";
+        }
         query.critical_batch_tokens = critical_batch_tokens(hardware.chip, query.dtypes);
         std::cout << (flags->json ? report::matmul_json(hardware, query) : report::matmul_table(hardware, query))
                   << "\n";

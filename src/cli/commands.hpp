@@ -24,5 +24,8 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options);
 void add_serve_command(CLI::App& app, const GlobalOptions& options);
 // `search serve`, registered on the `search` parent command.
 void add_search_serve_command(CLI::App& search, const GlobalOptions& options);
+// Calibration on the hardware at hand, and fitting its measurements.
+void add_calibrate_command(CLI::App& app, const GlobalOptions& options);
+void add_fit_command(CLI::App& app, const GlobalOptions& options);
 
 }  // namespace ridgeline::cli

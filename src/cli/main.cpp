@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
     cli::add_catalog_commands(app, options);
     cli::add_topology_command(app, options);
     cli::add_collective_command(app, options);
+    cli::add_calibrate_command(app, options);
+    cli::add_fit_command(app, options);
 
     try {
         app.parse(argc, argv);
@@ -42,7 +44,7 @@ int main(int argc, char** argv) {
         // One line, like every other input error; --help is one flag away.
         const bool unknown_command = argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty();
         if (unknown_command)
-            std::cerr << "error: unknown command \"" << argv[1] << "\" (commands: train, serve, search, validate, model, roofline, topology, collective, hardware, models)\n";
+            std::cerr << "error: unknown command \"" << argv[1] << "\" (commands: train, serve, search, validate, model, roofline, topology, collective, calibrate, fit, hardware, models)\n";
         else
             std::cerr << "error: " << e.what() << "\n";
         return 2;

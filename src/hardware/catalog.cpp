@@ -88,6 +88,21 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
         efficiency->finish();
     }
 
+    if (auto range = root.optional_object("measured_range")) {
+        MeasuredRange r;
+        r.gemm_dim_min = range->positive_number("gemm_dim_min");
+        r.gemm_dim_max = range->positive_number("gemm_dim_max");
+        r.message_bytes_min = range->positive_number("message_bytes_min");
+        r.message_bytes_max = range->positive_number("message_bytes_max");
+        r.devices_max = range->positive_number("devices_max");
+        if (r.gemm_dim_min > r.gemm_dim_max) range->fail("gemm_dim_min", "expected at most gemm_dim_max");
+        if (r.message_bytes_min > r.message_bytes_max) range->fail("message_bytes_min", "expected at most message_bytes_max");
+        range->allow("source");
+        range->finish();
+        chip.measured_range = r;
+    }
+    root.allow("calibration");  // fit details of a calibrated description, for readers
+
     auto interconnect = root.object("interconnect");
     if (auto ici = interconnect.optional_object("ici")) {
         IciSpec spec;

@@ -58,6 +58,14 @@ struct ChipEfficiency {
     double kernel_overhead_s = 0.0;  // fixed cost per kernel launch
 };
 
+// The shapes and sizes a calibrated description was fitted on ("measured_range"; absent for
+// datasheet chips). Queries outside it are extrapolations, and the CLI says so.
+struct MeasuredRange {
+    double gemm_dim_min = 0, gemm_dim_max = 0;
+    double message_bytes_min = 0, message_bytes_max = 0;
+    double devices_max = 0;
+};
+
 enum class ChipKind { tpu, gpu };
 
 struct ChipSpec {
@@ -76,6 +84,7 @@ struct ChipSpec {
     ScaleOutSpec scale_out;
     std::optional<double> price_usd_per_chip_hour;
     ChipEfficiency efficiency;  // ideal (all 1, no overheads) when the file gives none
+    std::optional<MeasuredRange> measured_range;
 
     [[nodiscard]] bool supports(Dtype dtype) const { return peak_flops_per_s[index_of(dtype)] > 0; }
     [[nodiscard]] double peak_flops(Dtype dtype) const { return peak_flops_per_s[index_of(dtype)]; }

@@ -1,0 +1,96 @@
+// The cpu backend: one worker thread per device, pinned to its own core, each holding only its
+// shard; collectives are the shared-memory rings of shm_comm.hpp.
+#include <exception>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include <pthread.h>
+#include <sched.h>
+
+#include "calibration/backend.hpp"
+#include "calibration/device_programs.hpp"
+#include "calibration/kernels.hpp"
+#include "calibration/shm_comm.hpp"
+#include "core/error.hpp"
+
+namespace ridgeline::calibration {
+
+namespace {
+
+void pin_to_core(int core) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(core, &set);
+    (void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort: timing only
+}
+
+class CpuBackend final : public Backend {
+public:
+    CpuBackend(int devices, double timeout_s, double repeat_target_s)
+        : devices_(devices), timeout_s_(timeout_s), repeat_{3, 60, repeat_target_s} {}
+    [[nodiscard]] std::string name() const override { return "cpu"; }
+    [[nodiscard]] int devices() const override { return devices_; }
+    [[nodiscard]] std::string libraries() const override { return eigen_version() + ", shared-memory rings"; }
+    double gemm_s(std::int64_t m, std::int64_t k, std::int64_t n) override {
+        return run(devices_, [&](Comm& comm) { return gemm_program(comm, m, k, n, repeat_); });
+    }
+    double copy_s(double bytes) override {
+        return run(devices_, [&](Comm& comm) { return copy_program(comm, bytes, repeat_); });
+    }
+    double collective_s(CollectiveKind kind, double bytes) override {
+        return run(devices_, [&](Comm& comm) { return collective_program(comm, kind, bytes, repeat_); });
+    }
+    double sharded_s(const ShardedCase& c) override {
+        return run(c.devices, [&](Comm& comm) { return sharded_program(comm, c, repeat_); });
+    }
+
+private:
+    // Runs `program` on `devices` threads; a failure on one breaks the group and is rethrown here.
+    double run(int devices, const std::function<double(Comm&)>& program) const {
+        const auto timeout = std::chrono::milliseconds(static_cast<long long>(timeout_s_ * 1000));
+        ShmGroup group(devices, timeout);
+        std::vector<double> results(static_cast<std::size_t>(devices), 0.0);
+        std::vector<std::exception_ptr> errors(static_cast<std::size_t>(devices));
+        std::vector<std::thread> threads;
+        for (int rank = 0; rank < devices; ++rank) {
+            threads.emplace_back([&, rank] {
+                pin_to_core(rank);
+                try {
+                    ShmComm comm(group, rank);
+                    results[rank] = program(comm);
+                } catch (...) {
+                    errors[rank] = std::current_exception();
+                    group.break_group();
+                }
+            });
+        }
+        for (auto& thread : threads) thread.join();
+        // The failure itself, rather than the others' reports of an abandoned collective.
+        for (const auto& error : errors) {
+            if (!error) continue;
+            try {
+                std::rethrow_exception(error);
+            } catch (const CollectiveTimeout&) {
+            }
+        }
+        for (const auto& error : errors)
+            if (error) std::rethrow_exception(error);
+        return results[0];
+    }
+    int devices_;
+    double timeout_s_;
+    Repeat repeat_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend(const BackendRequest& request) {
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    if (request.devices > cores)
+        throw InputError("--devices", "", std::to_string(request.devices) + " devices but this host has " +
+                                              std::to_string(cores) + " cores (the cpu backend runs one device per core)");
+    return std::make_unique<CpuBackend>(request.devices, request.collective_timeout_s, request.repeat_target_s);
+}
+
+}  // namespace ridgeline::calibration

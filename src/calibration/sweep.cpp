@@ -1,0 +1,119 @@
+#include "calibration/sweep.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+namespace ridgeline::calibration {
+
+namespace {
+
+std::string bytes_text(double bytes) {
+    if (bytes >= 1024.0 * 1024.0) return std::to_string(static_cast<long long>(bytes / (1024.0 * 1024.0))) + " MiB";
+    return std::to_string(static_cast<long long>(bytes / 1024.0)) + " KiB";
+}
+
+}  // namespace
+
+SweepPlan make_plan(int devices, bool validate, bool small) {
+    SweepPlan plan;
+    const std::int64_t p = devices;
+    // Small runs scale every dimension down by 4, keeping each a positive multiple of p.
+    const auto dim = [&](std::int64_t x) {
+        const std::int64_t scaled = small ? std::max<std::int64_t>(4, x / 4) : x;
+        return std::max(p, scaled / p * p);
+    };
+    // Powers of two, cubes and skewed shapes, some with one dimension of 8 or 16 (the tile model's knee).
+    const std::vector<std::array<std::int64_t, 3>> gemms = {
+        {64, 64, 64},     {128, 128, 128},  {256, 256, 256},  {512, 512, 512},  {1024, 1024, 1024},
+        {32, 1024, 1024}, {1024, 32, 1024}, {1024, 1024, 32}, {8, 2048, 1024},  {2048, 8, 1024},
+        {1024, 2048, 16}, {64, 512, 2048},  {512, 64, 512},   {256, 1024, 128}, {128, 256, 1024},
+        {2048, 128, 256}, {16, 512, 512},   {512, 16, 512}};
+    for (const auto& g : gemms) plan.gemms.push_back({dim(g[0]), dim(g[1]), dim(g[2])});
+    const double mib = 1024.0 * 1024.0;
+    // Beyond the last-level cache (tens of MiB): the bandwidth of memory, not of a cache.
+    plan.copy_bytes = small ? std::vector<double>{16 * mib, 32 * mib, 64 * mib} : std::vector<double>{64 * mib, 128 * mib, 256 * mib};
+    if (devices > 1) {
+        const std::vector<double> sizes = small ? std::vector<double>{16 * 1024.0, 64 * 1024.0, 256 * 1024.0, mib, 4 * mib}
+                                                : std::vector<double>{64 * 1024.0, 256 * 1024.0, mib, 4 * mib, 16 * mib, 32 * mib};
+        for (const double bytes : sizes)
+            for (const CollectiveKind kind : {CollectiveKind::all_gather, CollectiveKind::reduce_scatter, CollectiveKind::all_reduce,
+                                              CollectiveKind::all_to_all, CollectiveKind::permute})
+                plan.collectives.emplace_back(kind, bytes);
+    }
+    if (validate) {
+        // Shapes none of the fitting GEMMs has, each local GEMM inside the fitted range of dimensions;
+        // compute-bound and communication-bound cases.
+        const auto add = [&](ShardedKind kind, std::int64_t m, std::int64_t k, std::int64_t n, std::int64_t f, int on) {
+            plan.holdout.push_back({kind, dim(m), dim(k), dim(n), f > 0 ? dim(f) : 0, on});
+        };
+        for (const int on : devices > 1 ? std::vector<int>{devices, 1} : std::vector<int>{1}) {
+            add(ShardedKind::local, 640, 768, 384, 0, on);
+            add(ShardedKind::tp_mlp, 384, 512, 512, 1536, on);
+            add(ShardedKind::reduce_scatter_partial, 96, 2560, 640, 0, on);
+            if (on == 1) continue;
+            add(ShardedKind::gather_contraction, 384, 640, 768, 0, on);
+            add(ShardedKind::reduce_scatter_partial, 768, 1536, 384, 0, on);
+            add(ShardedKind::all_reduce_partial, 320, 1536, 640, 0, on);
+            add(ShardedKind::gather_weights, 16, 1536, 1536, 0, on);
+            add(ShardedKind::all_reduce_partial, 2048, 16, 2048, 0, on);
+            add(ShardedKind::tp_mlp, 16, 1536, 1536, 512, on);
+        }
+    }
+    return plan;
+}
+
+SweepOutcome run_sweep(Backend& backend, const SweepPlan& plan, const Provenance& provenance, double budget_s,
+                       const std::function<void(const StepReport&)>& progress,
+                       const std::function<void(const Measurements&)>& save) {
+    SweepOutcome outcome;
+    Measurements& m = outcome.measurements;
+    m.provenance = provenance;
+    const auto start = std::chrono::steady_clock::now();
+    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+
+    // Interleaved, so that a run cut short still has a spread of GEMMs, copies and collectives.
+    std::vector<std::function<void()>> steps;
+    std::vector<std::string> names;
+    const std::string on = " on " + std::to_string(backend.devices()) + " devices";
+    const std::size_t rounds =
+        std::max({plan.gemms.size(), plan.copy_bytes.size(), plan.collectives.size(), plan.holdout.size()});
+    for (std::size_t i = 0; i < rounds; ++i) {
+        if (i < plan.gemms.size()) {
+            const auto g = plan.gemms[i];
+            steps.push_back([&, g] { m.gemms.push_back({g[0], g[1], g[2], backend.gemm_s(g[0], g[1], g[2])}); });
+            names.push_back("GEMM " + std::to_string(g[0]) + "x" + std::to_string(g[1]) + "x" + std::to_string(g[2]) + on);
+        }
+        if (i < plan.copy_bytes.size()) {
+            const double bytes = plan.copy_bytes[i];
+            steps.push_back([&, bytes] { m.copies.push_back({bytes, backend.copy_s(bytes)}); });
+            names.push_back("copy " + bytes_text(bytes) + on);
+        }
+        if (i < plan.collectives.size()) {
+            const auto [kind, bytes] = plan.collectives[i];
+            steps.push_back([&, kind = kind, bytes = bytes] {
+                m.collectives.push_back({kind, backend.devices(), bytes, backend.collective_s(kind, bytes)});
+            });
+            names.push_back(std::string(collective_name(kind)) + " " + bytes_text(bytes) + on);
+        }
+        // Held-out cases among the fitting steps: a host whose load drifts during the run then
+        // affects what is fitted and what is predicted alike.
+        if (i < plan.holdout.size()) {
+            const ShardedCase c = plan.holdout[i];
+            steps.push_back([&, c] { m.sharded.push_back({c, backend.sharded_s(c)}); });
+            names.push_back("held-out " + c.name());
+        }
+    }
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        // Rank 0's clock decides for every rank.
+        if (!backend.agree(elapsed() < budget_s)) {
+            ++outcome.skipped;
+            continue;
+        }
+        if (progress) progress({static_cast<int>(i) + 1, static_cast<int>(steps.size()), names[i], std::max(0.0, budget_s - elapsed())});
+        steps[i]();
+        if (save) save(m);
+    }
+    return outcome;
+}
+
+}  // namespace ridgeline::calibration

@@ -1,0 +1,137 @@
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "report/calibration_reports.hpp"
+#include "report/table.hpp"
+
+namespace ridgeline::report {
+
+namespace {
+
+using nlohmann::ordered_json;
+using calibration::CalibrationFit;
+using calibration::Residuals;
+
+std::string percent(double fraction) { return fixed(100.0 * fraction, 1) + "%"; }
+
+std::string residual_text(const Residuals& r) {
+    return std::to_string(r.samples) + " samples, rms residual " + percent(r.rms) + ", max " + percent(r.max);
+}
+
+ordered_json sourced(double value, const std::string& source) { return {{"value", value}, {"source", source}}; }
+
+}  // namespace
+
+std::string fitted_chip_json(const ChipSpec& chip, const CalibrationFit& fit, const calibration::Provenance& provenance,
+                             const std::string& origin) {
+    const std::string by = "fitted by ridgeline fit from " + origin + " (" + provenance.backend + " backend, " +
+                           provenance.host + ", " + provenance.date + "): ";
+    const std::string gemm = by + "least squares over GEMMs, " + residual_text(fit.gemm.residuals);
+    const std::string copy = by + "alpha-beta least squares over copies (bytes read plus written), " + residual_text(fit.copy.residuals);
+    const std::string link = fit.link.residuals.samples > 0
+                                 ? by + "alpha-beta least squares over AllGather, ReduceScatter and AllReduce, " + residual_text(fit.link.residuals)
+                                 : "not measured (one device): the copy bandwidth stands in";
+    ordered_json doc;
+    doc["format"] = "ridgeline.chip/1";
+    doc["name"] = chip.name;
+    doc["aliases"] = ordered_json::array();
+    doc["description"] = chip.description;
+    doc["kind"] = "gpu";
+    doc["peak_flops_per_s"]["fp32"] = sourced(chip.peak_flops(Dtype::fp32), gemm + "; the throughput large fp32 GEMMs approach");
+    doc["peak_flops_per_s"]["bf16"] = sourced(chip.peak_flops(Dtype::bf16), "set to the fp32 figure: the calibration backends compute in fp32");
+    doc["hbm_bytes"] = sourced(chip.hbm_bytes, "host memory (MemTotal in /proc/meminfo) on " + provenance.host);
+    doc["hbm_bw_Bps"] = sourced(chip.hbm_bw_Bps, copy);
+    doc["on_chip_memory_bytes"] = sourced(chip.on_chip_memory_bytes, "last-level cache of " + provenance.cpu_model + " (sysfs)");
+    doc["host_link_Bps"] = sourced(chip.host_link_Bps, "host memory itself: the fitted copy bandwidth");
+    const NvlinkSpec& nvlink = *chip.nvlink;
+    doc["interconnect"]["nvlink"] = {
+        {"links_per_chip", sourced(1, "one link per device: the calibrated group is one flat level")},
+        {"bw_per_chip_Bps_one_way", sourced(nvlink.bw_per_chip_Bps_one_way, link)},
+        {"hop_latency_s", sourced(nvlink.hop_latency_s, link + "; latency per ring step")}};
+    doc["interconnect"]["scale_out"] = {{"kind", chip.scale_out.kind},
+                                        {"bw_per_chip_Bps_one_way", sourced(chip.scale_out.bw_per_chip_Bps_one_way, "not measured: the calibrated level repeated")},
+                                        {"latency_s", sourced(chip.scale_out.latency_s, "not measured: the calibrated level repeated")}};
+    auto& e = doc["efficiency"];
+    e["origin"] = by.substr(0, by.size() - 2);
+    e["matmul_max"] = sourced(1.0, "1 by construction: the fp32 peak is the fitted asymptote of large GEMMs");
+    if (chip.efficiency.matmul_half_dim > 0) e["matmul_half_dim"] = sourced(chip.efficiency.matmul_half_dim, gemm);
+    e["hbm"] = sourced(1.0, "1 by construction: the memory bandwidth is the fitted copy bandwidth");
+    e["collective"] = sourced(1.0, "1 by construction: the link bandwidth is the fitted collective bandwidth");
+    if (chip.efficiency.kernel_overhead_s > 0) e["kernel_overhead_s"] = sourced(chip.efficiency.kernel_overhead_s, gemm);
+    const MeasuredRange& r = fit.range;
+    doc["measured_range"] = {{"gemm_dim_min", r.gemm_dim_min},
+                             {"gemm_dim_max", r.gemm_dim_max},
+                             {"message_bytes_min", r.message_bytes_min},
+                             {"message_bytes_max", r.message_bytes_max},
+                             {"devices_max", r.devices_max},
+                             {"source", "the shapes and sizes measured in " + origin}};
+    auto& calibration = doc["calibration"];
+    calibration["measurements"] = origin;
+    calibration["libraries"] = provenance.libraries;
+    calibration["cpu_model"] = provenance.cpu_model;
+    calibration["gemm"] = {{"peak_flops_per_s", fit.gemm.peak_flops_per_s}, {"half_dim", fit.gemm.half_dim},
+                           {"overhead_s", fit.gemm.overhead_s}, {"rms_residual", fit.gemm.residuals.rms},
+                           {"max_residual", fit.gemm.residuals.max}, {"samples", fit.gemm.residuals.samples}};
+    calibration["collectives"] = ordered_json::array();
+    for (const auto& c : fit.collectives)
+        calibration["collectives"].push_back({{"kind", collective_name(c.kind)},
+                                              {"devices", c.devices},
+                                              {"alpha_s", c.fit.latency_s},
+                                              {"beta_s_per_byte", c.fit.s_per_byte},
+                                              {"bandwidth_Bps", c.fit.s_per_byte > 0 ? 1.0 / c.fit.s_per_byte : 0.0},
+                                              {"rms_residual", c.fit.residuals.rms},
+                                              {"max_residual", c.fit.residuals.max},
+                                              {"samples", c.fit.residuals.samples}});
+    return doc.dump(2) + "\n";
+}
+
+std::string fit_table(const ChipSpec& chip, const CalibrationFit& fit) {
+    Table table({"parameter", "value", "fit (relative residuals)"});
+    table.add_row({"fp32 peak (large GEMMs)", si(chip.peak_flops(Dtype::fp32), "FLOP/s"), residual_text(fit.gemm.residuals)});
+    table.add_row({"matmul_half_dim", fixed(fit.gemm.half_dim, 1), ""});
+    table.add_row({"kernel overhead", seconds(fit.gemm.overhead_s), ""});
+    table.add_row({"memory bandwidth (copy)", si(chip.hbm_bw_Bps, "B/s"), residual_text(fit.copy.residuals)});
+    if (fit.link.residuals.samples > 0)
+        table.add_row({"link (AG+RS+AR)", si(chip.nvlink->bw_per_chip_Bps_one_way, "B/s") + ", " + seconds(chip.nvlink->hop_latency_s) + "/hop",
+                       residual_text(fit.link.residuals)});
+    for (const auto& c : fit.collectives)
+        table.add_row({std::string(collective_name(c.kind)) + " x" + std::to_string(c.devices),
+                       "alpha " + seconds(c.fit.latency_s) + ", " + si(c.fit.s_per_byte > 0 ? 1.0 / c.fit.s_per_byte : 0.0, "B/s"),
+                       residual_text(c.fit.residuals)});
+    return table.render();
+}
+
+std::string holdout_table(const std::vector<calibration::CasePrediction>& cases, const calibration::HoldoutSummary& summary) {
+    Table table({"held-out case", "bound", "predicted", "measured", "error"});
+    for (const auto& c : cases)
+        table.add_row({c.name, c.bound, seconds(c.predicted_s), seconds(c.measured_s), (c.error >= 0 ? "+" : "") + percent(c.error)});
+    std::string text = table.render();
+    text += std::to_string(summary.count) + " held-out cases: median |error| " + percent(summary.median_abs_error) +
+            ", max |error| " + percent(summary.max_abs_error) + "\n";
+    return text;
+}
+
+std::string holdout_json(const std::vector<calibration::CasePrediction>& cases, const calibration::HoldoutSummary& summary,
+                         const std::string& measurements_path, const std::string& hardware_path) {
+    ordered_json doc;
+    doc["schema"] = "ridgeline.calibration-validation/1";
+    doc["measurements"] = measurements_path;
+    doc["hardware"] = hardware_path;
+    doc["cases"] = ordered_json::array();
+    for (const auto& c : cases)
+        doc["cases"].push_back({{"name", c.name},
+                                {"devices", c.devices},
+                                {"backend", c.backend},
+                                {"bound", c.bound},
+                                {"predicted_s", c.predicted_s},
+                                {"measured_s", c.measured_s},
+                                {"error", c.error},
+                                {"warnings", c.warnings}});
+    doc["summary"] = {{"count", summary.count},
+                      {"median_abs_error", summary.median_abs_error},
+                      {"max_abs_error", summary.max_abs_error}};
+    return doc.dump(2) + "\n";
+}
+
+}  // namespace ridgeline::report

@@ -1,0 +1,107 @@
+// `ridgeline calibrate` and `ridgeline fit` end to end: a short real calibration on this host,
+// the fitted description loaded by another command, and bad input refused with exit code 2.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+using nlohmann::json;
+using ridgeline::test::run_ridgeline;
+
+namespace {
+
+std::filesystem::path scratch() {
+    const auto dir = std::filesystem::temp_directory_path() / ("ridgeline_calib_cli_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+json read_json(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    return json::parse(in);
+}
+
+}  // namespace
+
+TEST_CASE("calibrate --validate measures, fits and predicts held-out cases on 1 and 2 devices") {
+    const auto out = scratch() / "cpu.json";
+    const auto result = run_ridgeline("calibrate --backend cpu --devices 2 --time-budget 12 --validate --json -o " + out.string());
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    CHECK(result.err.find("[1/") != std::string::npos);  // progress on stderr
+    const json doc = json::parse(result.out);
+    CHECK(doc["schema"] == "ridgeline.calibration-validation/1");
+    const json& cases = doc["cases"];
+    REQUIRE(cases.size() >= 6);
+    std::set<int> devices;
+    std::set<std::string> bounds;
+    for (const json& c : cases) {
+        devices.insert(c["devices"].get<int>());
+        bounds.insert(c["bound"].get<std::string>());
+        CHECK(c["backend"] == "cpu");
+        CHECK(c["measured_s"].get<double>() > 0);
+        CHECK(c["predicted_s"].get<double>() > 0);
+        const double error = (c["predicted_s"].get<double>() - c["measured_s"].get<double>()) / c["measured_s"].get<double>();
+        CHECK(c["error"].get<double>() == doctest::Approx(error));
+    }
+    CHECK(devices == std::set<int>{1, 2});
+    CHECK(bounds.count("compute") == 1);
+    // A short run on a shared 2-core machine: a loose bound (the benchmark script checks 10% / 25%).
+    CAPTURE(result.out);
+    CHECK(doc["summary"]["count"].get<std::size_t>() == cases.size());
+    CHECK(doc["summary"]["median_abs_error"].get<double>() < 0.5);
+
+    // The measurements file is complete, with provenance, and the fitted chip loads elsewhere.
+    const json measurements = read_json(out);
+    CHECK(measurements["format"] == "ridgeline.calibration/1");
+    CHECK(measurements["provenance"]["backend"] == "cpu");
+    CHECK(measurements["provenance"]["devices"] == 2);
+    CHECK(!measurements["provenance"]["cpu_model"].get<std::string>().empty());
+    const auto chip = scratch() / "fitted.json";
+    const auto fit = run_ridgeline("fit " + out.string() + " -o " + chip.string() + " --name my-host");
+    INFO(fit.err);
+    REQUIRE(fit.exit_code == 0);
+    CHECK(fit.out.find("residual") != std::string::npos);
+    const json chip_doc = read_json(chip);
+    CHECK(chip_doc["format"] == "ridgeline.chip/1");
+    CHECK(chip_doc["peak_flops_per_s"]["fp32"]["source"].get<std::string>().find("fitted") != std::string::npos);
+    const auto inside = run_ridgeline("roofline --hardware " + chip.string() + " --matmul 256,256,256 --dtype fp32");
+    INFO(inside.err);
+    CHECK(inside.exit_code == 0);
+    CHECK(inside.err.find("warning") == std::string::npos);
+    const auto outside = run_ridgeline("roofline --hardware " + chip.string() + " --matmul 65536,65536,65536 --dtype fp32");
+    CHECK(outside.exit_code == 0);
+    CHECK(outside.err.find("warning") != std::string::npos);
+}
+
+TEST_CASE("calibrate and fit refuse bad input with exit code 2, naming the flag or file and field") {
+    const auto unknown = run_ridgeline("calibrate --backend tpu --quiet -o " + (scratch() / "x.json").string());
+    CHECK(unknown.exit_code == 2);
+    CHECK(unknown.err.find("--backend") != std::string::npos);
+    const auto too_many = run_ridgeline("calibrate --backend cpu --devices 4096 --quiet -o " + (scratch() / "x.json").string());
+    CHECK(too_many.exit_code == 2);
+    CHECK(too_many.err.find("--devices") != std::string::npos);
+    // No GPU here (or no CUDA in this build): a clear error either way, never a crash.
+    const auto cuda = run_ridgeline("calibrate --backend cuda --quiet -o " + (scratch() / "x.json").string());
+    if (cuda.exit_code != 0) {
+        CHECK(cuda.exit_code == 2);
+        CHECK(cuda.err.find("--backend") != std::string::npos);
+    }
+    const auto bad = scratch() / "bad.json";
+    std::ofstream(bad) << R"({"format": "ridgeline.calibration/1", "provenance": {"host": "h", "cpu_model": "c", "cores": 2,
+      "memory_bytes": 1e9, "cache_bytes": 1e6, "libraries": "l", "date": "d", "backend": "cpu", "devices": 2},
+      "gemms": [{"m": 64, "k": 64, "n": 64, "time_s": -1}], "copies": [], "collectives": [], "sharded": []})";
+    const auto fit = run_ridgeline("fit " + bad.string() + " -o " + (scratch() / "y.json").string());
+    CHECK(fit.exit_code == 2);
+    CHECK(fit.err.find("bad.json") != std::string::npos);
+    CHECK(fit.err.find("gemms[0].time_s") != std::string::npos);
+    std::filesystem::remove_all(scratch());
+}
