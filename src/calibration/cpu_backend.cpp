@@ -31,7 +31,7 @@ public:
         : devices_(devices), timeout_s_(timeout_s), repeat_{3, 60, repeat_target_s} {}
     [[nodiscard]] std::string name() const override { return "cpu"; }
     [[nodiscard]] int devices() const override { return devices_; }
-    [[nodiscard]] std::string libraries() const override { return eigen_version() + ", shared-memory rings"; }
+    [[nodiscard]] std::string libraries() const override { return gemm_library() + ", shared-memory rings"; }
     double gemm_s(std::int64_t m, std::int64_t k, std::int64_t n) override {
         return run(devices_, [&](Comm& comm) { return gemm_program(comm, m, k, n, repeat_); });
     }

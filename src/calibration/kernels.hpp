@@ -13,6 +13,7 @@ enum class Layout { row_major, col_major };
 void matmul(const float* a, Layout a_layout, const float* b, Layout b_layout, float* c, std::int64_t m, std::int64_t k,
             std::int64_t n);
 
-[[nodiscard]] std::string eigen_version();
+// The library the GEMMs run on, with its version (OpenBLAS when built with it, else Eigen).
+[[nodiscard]] std::string gemm_library();
 
 }  // namespace ridgeline::calibration

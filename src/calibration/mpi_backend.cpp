@@ -120,7 +120,7 @@ public:
         MPI_Get_library_version(version.data(), &length);
         std::string text(version.data(), static_cast<std::size_t>(length));
         if (const auto cut = text.find_first_of(",\n"); cut != std::string::npos) text.resize(cut);
-        return eigen_version() + ", " + text;
+        return gemm_library() + ", " + text;
     }
     double gemm_s(std::int64_t m, std::int64_t k, std::int64_t n) override {
         return run(ranks_, [&](Comm& comm) { return gemm_program(comm, m, k, n, repeat_); });
