@@ -216,6 +216,16 @@ TEST_CASE("fixed knobs restrict the space; contradicting ones are refused") {
         CHECK(p.tp == 2);
         CHECK(p.recompute == Recompute::selective);
     }
+    spec.fixed.tp.reset();
+    spec.fixed.recompute.reset();
+    spec.fixed.vpp = 3;  // interleaving: only pipelines whose layers split into 3 chunks per stage
+    const TrainSearchResult interleaved = search_training(spec);
+    CHECK(!interleaved.top.empty());
+    for (const SearchedPlan& p : interleaved.top) {
+        CHECK(p.vpp == 3);
+        CHECK(p.schedule == PipelineSchedule::interleaved);
+    }
+    spec.fixed.vpp.reset();
     spec.fixed.tp = 3;  // does not divide 16 chips
     CHECK_THROWS_AS((void)search_training(spec), InputError);
     spec.fixed.tp = 16;  // does not divide 8 KV heads
@@ -266,7 +276,8 @@ TEST_CASE("search CLI: rejection table, JSON face, a range of chip counts, and b
         {"--chips 16 --global-batch-seqs 16 --tp 3", "--tp"},
         {"--chips 16 --global-batch-seqs 8 --dp 16", "--dp"},
         {"--chips 16 --global-batch-seqs 16 --placement tensor,tensor", "--placement"},
-        {"--chips 16 --global-batch-seqs 16 --sp maybe", "--sp"}};
+        {"--chips 16 --global-batch-seqs 16 --sp maybe", "--sp"},
+        {"--chips 16 --global-batch-seqs 16 --vpp 5", "fixed knobs"}};
     for (const auto& [flags, named] : bad) {
         const auto r = test::run_ridgeline("search train --model llama3-8b --hardware dgx-h100 " + flags);
         INFO(flags);

@@ -247,7 +247,9 @@ LayoutOptions Search::options(const Degrees& g) const {
 
     o.uneven_pipeline = m.n_layers % g.pp != 0;
     if (g.pp == 1) {
-        o.schedules = {{PipelineSchedule::one_f_one_b, 1}};
+        // Without a pipeline the schedule does not matter, but interleaving cannot be asked of it.
+        const bool interleaving_fixed = (f.vpp && *f.vpp > 1) || (f.schedule && *f.schedule == PipelineSchedule::interleaved);
+        if (!interleaving_fixed) o.schedules = {{PipelineSchedule::one_f_one_b, 1}};
     } else {
         for (const PipelineSchedule s : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b})
             if ((!f.schedule || *f.schedule == s) && (!f.vpp || *f.vpp == 1)) o.schedules.push_back({s, 1});
@@ -287,6 +289,7 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
         r.plans_evaluated += count;
         ordinal += count;
     };
+    if (o.schedules.empty()) return;  // the fixed schedule has no plan here: outside the space, not rejected
     if (const auto why = reject_layout(g)) return reject_bulk(*why, o.total());
 
     const double hbm = spec_.chip.hbm_bytes;
@@ -481,6 +484,9 @@ TrainSearchResult Search::run() {
         for (const SearchedPlan& p : acc.pareto.plans())
             if (pareto.admits(p.step_time_s, p.memory_bytes, p.ordinal)) pareto.insert(p);
     }
+    if (out.plans_evaluated == 0)
+        throw InputError("flags", "fixed knobs", "no plan on " + text(spec_.cluster.chips()) + " chips matches the knobs given together "
+                                                 "(a --vpp or --schedule no pipeline split of " + text(spec_.model.n_layers) + " layers allows?)");
     out.top = top.plans();
     out.pareto = pareto.plans();
     return out;
