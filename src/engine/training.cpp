@@ -260,8 +260,6 @@ LayoutCostsReport cost_layout(const TrainingScenario& scenario, const LayoutWork
     return LayoutCoster(scenario, memo).run(work);
 }
 
-
-
 StepKnobs step_knobs(const TrainingPlan& plan) {
     StepKnobs k;
     k.microbatches = plan.microbatches;

@@ -35,6 +35,12 @@ std::string default_strategy_name(const PlanSpec& p) {
     return p.ep > 1 && p.etp == 1 && p.tp > 1 ? base + "-etp1" : base;
 }
 
+std::vector<std::int64_t> balanced_stage_layers(std::int64_t layers, std::int64_t stages) {
+    std::vector<std::int64_t> split(static_cast<std::size_t>(stages), layers / stages);
+    for (std::int64_t i = 0; i < layers % stages; ++i) ++split[static_cast<std::size_t>(i)];
+    return split;
+}
+
 void apply_zero_stage(Strategy& strategy, int zero_stage) {
     if (zero_stage < 1) strategy.optimizer_shard_axes.clear();
     if (zero_stage < 2) strategy.gradient_shard_axes.clear();

@@ -47,6 +47,10 @@ struct TrainingSetup {
 [[nodiscard]] TrainingPlan make_training_plan(const PlanSpec& spec, std::int64_t chips, double global_batch_seqs,
                                               const ModelSpec& model, const ChipSpec& chip, const std::string& origin);
 
+// Layers over pipeline stages as evenly as they go (the first stages take one more); the largest
+// stage sets the pace.
+[[nodiscard]] std::vector<std::int64_t> balanced_stage_layers(std::int64_t layers, std::int64_t stages);
+
 // The strategy a plan gets when it names none.
 [[nodiscard]] std::string default_strategy_name(const PlanSpec& spec);
 

@@ -275,12 +275,6 @@ void Search::run_unit(const Unit& unit, std::uint64_t ordinal, Accumulator& acc,
     }
 }
 
-std::vector<std::int64_t> balanced_stages(std::int64_t layers, std::int64_t stages) {
-    std::vector<std::int64_t> split(static_cast<std::size_t>(stages), layers / stages);
-    for (std::int64_t i = 0; i < layers % stages; ++i) ++split[static_cast<std::size_t>(i)];
-    return split;
-}
-
 void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& acc, TrainingScenario& scenario) const {
     const LayoutOptions o = options(g);
     TrainSearchResult& r = acc.result;
@@ -452,13 +446,14 @@ TrainSearchResult Search::run() {
     std::vector<std::exception_ptr> failures(threads);
     const auto worker = [&](Accumulator& acc, std::exception_ptr& failure) {
         try {
-        TrainingScenario scenario;
-        scenario.model = spec_.model;
-        scenario.chip = spec_.chip;
-        scenario.cluster = spec_.cluster;
-        scenario.seq_len = spec_.seq_len;
-        scenario.global_batch_seqs = spec_.global_batch_seqs;
-        for (std::size_t i = next++; i < work.size(); i = next++) run_unit(work[i], static_cast<std::uint64_t>(i) << 40, acc, scenario);
+            TrainingScenario scenario;
+            scenario.model = spec_.model;
+            scenario.chip = spec_.chip;
+            scenario.cluster = spec_.cluster;
+            scenario.seq_len = spec_.seq_len;
+            scenario.global_batch_seqs = spec_.global_batch_seqs;
+            for (std::size_t i = next++; i < work.size(); i = next++)
+                run_unit(work[i], static_cast<std::uint64_t>(i) << 40, acc, scenario);
         } catch (...) {
             failure = std::current_exception();
             next = work.size();  // the others stop at their next unit
@@ -506,7 +501,7 @@ PlanSpec to_plan_spec(const SearchedPlan& plan, const TrainSearchSpec& spec) {
     p.dp = plan.dp, p.tp = plan.tp, p.pp = plan.pp, p.cp = plan.cp, p.ep = plan.ep, p.fsdp = plan.fsdp;
     p.etp = plan.etp;
     p.vpp = plan.vpp;
-    if (plan.uneven_pipeline) p.stage_layers = balanced_stages(spec.model.n_layers, plan.pp);
+    if (plan.uneven_pipeline) p.stage_layers = balanced_stage_layers(spec.model.n_layers, plan.pp);
     p.sequence_parallel = plan.sequence_parallel;
     p.zero = plan.zero;
     p.recompute = plan.recompute;

@@ -73,9 +73,7 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
     // as possible over the pipeline ranks (the largest stage sets the pace) and drop interleaving.
     if (r.layers % (r.pp * p.vpp) != 0) {
         p.vpp = 1;
-        if (r.layers % r.pp != 0)
-            for (std::int64_t stage = 0; stage < r.pp; ++stage)
-                p.stage_layers.push_back(r.layers / r.pp + (stage < r.layers % r.pp ? 1 : 0));
+        if (r.layers % r.pp != 0) p.stage_layers = balanced_stage_layers(r.layers, r.pp);
     }
     p.sequence_parallel = r.sequence_parallel;
     p.zero = r.zero;
