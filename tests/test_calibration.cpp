@@ -3,10 +3,12 @@
 // predictions against the cost formulas written out by hand.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "calibration/holdout.hpp"
 #include "calibration/measurements.hpp"
 #include "calibration/shm_comm.hpp"
+#include "collective/link_bytes.hpp"
 #include "core/error.hpp"
 #include "test_support.hpp"
 
@@ -127,20 +130,81 @@ TEST_CASE("the alpha-beta fit recovers the latency and bandwidth that generated 
     CHECK_THROWS_AS((void)fit_latency_bandwidth({1.0}, {1.0}, {1.0}, "one"), InputError);
 }
 
-TEST_CASE("the GEMM fit recovers peak, tile half-dimension and overhead from synthetic GEMMs") {
-    const double peak = 60e9, half_dim = 32, overhead_s = 3e-6;
+TEST_CASE("the GEMM fit recovers peak, tile half-dimension, output passes and overhead from synthetic GEMMs") {
+    const double peak = 60e9, half_dim = 32, overhead_s = 3e-6, passes = 3, memory_s_per_byte = 1.0 / 4e9;
     std::vector<GemmSample> gemms;
-    for (const std::int64_t m : {8, 64, 256, 1024})
-        for (const std::int64_t k : {16, 128, 1024})
-            for (const std::int64_t n : {32, 512}) {
+    int memory_bound = 0;
+    for (const std::int64_t m : {8, 64, 256, 1024, 2048})
+        for (const std::int64_t k : {2, 16, 128, 1024})
+            for (const std::int64_t n : {32, 512, 2048}) {
                 const auto tile = [&](std::int64_t x) { return static_cast<double>(x) / (static_cast<double>(x) + half_dim); };
-                const double flops = 2.0 * static_cast<double>(m * k * n);
-                gemms.push_back({m, k, n, overhead_s + flops / (peak * tile(m) * tile(k) * tile(n))});
+                const auto dm = static_cast<double>(m), dk = static_cast<double>(k), dn = static_cast<double>(n);
+                const double compute_s = 2.0 * dm * dk * dn / (peak * tile(m) * tile(k) * tile(n));
+                const double memory_s = 4.0 * (dm * dk + dk * dn + passes * dm * dn) * memory_s_per_byte;
+                memory_bound += memory_s > compute_s ? 1 : 0;
+                gemms.push_back({m, k, n, overhead_s + std::max(compute_s, memory_s)});
             }
-    const GemmFit fit = fit_gemms(gemms);
-    CHECK(fit.peak_flops_per_s == doctest::Approx(peak).epsilon(0.05));
-    CHECK(fit.half_dim == doctest::Approx(half_dim).epsilon(0.05));  // the grid steps by 2^0.1 (7%)
-    CHECK(fit.residuals.rms < 0.05);
+    REQUIRE(memory_bound >= 3);  // the output passes are seen
+    const GemmFit fit = fit_gemms(gemms, memory_s_per_byte);
+    CHECK(fit.peak_flops_per_s == doctest::Approx(peak).epsilon(0.02));     // the scan steps by 2^(1/64)
+    CHECK(fit.half_dim == doctest::Approx(half_dim).epsilon(0.05));         // the grid steps by 2^0.1 (7%)
+    CHECK(fit.output_passes == passes);
+    CHECK(fit.overhead_s == doctest::Approx(overhead_s).epsilon(0.3));
+    CHECK(fit.residuals.rms < 0.03);
+}
+
+TEST_CASE("the non-negative fit drops a term that would fit below zero") {
+    // times = 2 x a + 3 x b exactly, plus a third column that only fits noise with a negative sign.
+    const std::vector<double> a = {1, 2, 3, 4}, b = {4, 1, 2, 8}, c = {1, -1, 1, -1};
+    std::vector<double> times;
+    for (std::size_t i = 0; i < a.size(); ++i) times.push_back(2 * a[i] + 3 * b[i] - 0.01 * c[i]);
+    const std::vector<double> x = fit_non_negative({a, b, c}, times);
+    CHECK(x[2] == 0.0);
+    CHECK(x[0] == doctest::Approx(2).epsilon(0.02));
+    CHECK(x[1] == doctest::Approx(3).epsilon(0.02));
+}
+
+TEST_CASE("the collective fit separates cached from streaming messages and the chip carries both") {
+    // Two devices sharing a 16 MiB cache: each has 8 MiB; messages of 4 MiB and more spill.
+    const double on_chip = 8.0 * 1024 * 1024, hop_s = 2e-6;
+    const std::map<CollectiveKind, std::pair<double, double>> bandwidths = {  // streaming, cached
+        {CollectiveKind::all_gather, {6e9, 30e9}},
+        {CollectiveKind::reduce_scatter, {5e9, 15e9}},
+        {CollectiveKind::all_reduce, {4e9, 16e9}}};
+    Measurements m;
+    m.provenance.devices = 2;
+    m.provenance.cache_bytes = 2 * on_chip;
+    m.provenance.backend = "cpu";
+    m.provenance.memory_bytes = 1e9;
+    for (const auto& [kind, bw] : bandwidths)
+        for (double bytes = 64 * 1024; bytes <= 64 * 1024 * 1024; bytes *= 2) {
+            const CollectiveTerms terms = collective_terms(kind, bytes, 2);
+            const double spilled = std::max(0.0, 1.0 - on_chip / (2 * bytes));  // worked here, not by the program
+            const double time_s = terms.latency_units * hop_s + terms.link_bytes * (spilled / bw.first + (1 - spilled) / bw.second);
+            m.collectives.push_back({kind, 2, bytes, time_s});
+        }
+    for (const double bytes : {64e6, 128e6}) m.copies.push_back({bytes, 2 * bytes / 20e9});
+    for (const std::int64_t n : {64, 256, 1024}) m.gemms.push_back({n, n, n, 2.0 * n * n * n / 50e9});
+    const CalibrationFit fit = fit_measurements(m, "synthetic");
+    REQUIRE(fit.collectives.size() == 3);
+    for (const CollectiveFit& c : fit.collectives) {
+        CAPTURE(collective_name(c.kind));
+        CHECK(1.0 / c.streaming_s_per_byte == doctest::Approx(bandwidths.at(c.kind).first).epsilon(1e-6));
+        CHECK(1.0 / c.cached_s_per_byte == doctest::Approx(bandwidths.at(c.kind).second).epsilon(1e-6));
+        CHECK(c.latency_s == doctest::Approx(hop_s).epsilon(1e-6));
+    }
+    // The link is the fastest streaming kind; each kind is a fraction of it.
+    CHECK(1.0 / fit.link.s_per_byte == doctest::Approx(6e9).epsilon(1e-6));
+    CHECK(fit.link.residuals.max < 1e-6);
+    const ChipSpec chip = fitted_chip(fit, m.provenance, "fitted");
+    CHECK(chip.on_chip_memory_bytes == on_chip);
+    const auto all_reduce = static_cast<std::size_t>(CollectiveKind::all_reduce);
+    CHECK(chip.efficiency.collective_streaming[all_reduce] == doctest::Approx(4.0 / 6.0).epsilon(1e-6));
+    CHECK(chip.efficiency.collective_cached[all_reduce] == doctest::Approx(16.0 / 6.0).epsilon(1e-6));
+    // The engine's bytes on the link for a 16 MiB AllReduce: 3/4 of it spills (8 MiB of cache for 32 MiB).
+    const double bytes = 16.0 * 1024 * 1024;
+    CHECK(collective_link_bytes(chip, CollectiveKind::all_reduce, bytes) ==
+          doctest::Approx(bytes * (0.75 * 6.0 / 4.0 + 0.25 * 6.0 / 16.0)).epsilon(1e-6));
 }
 
 TEST_CASE("a fitted chip predicts a sharded matmul as the hand-written engine formulas do") {
@@ -170,6 +234,21 @@ TEST_CASE("a fitted chip predicts a sharded matmul as the hand-written engine fo
     CHECK(mlp.collectives[1].kind == CollectiveKind::reduce_scatter);
     CHECK(mlp.collectives[1].bytes == 64.0 * 256 * 4);
     CHECK_THROWS_AS((void)case_work({ShardedKind::local, 7, 8, 8, 0, 2}), InputError);
+
+    // A memory-bound GEMM writing its output three times, and a gather half of whose working set
+    // (twice the 9 MiB weights) stays in an 8 MiB cache streaming at half the link and cached at twice it.
+    chip.hbm_bw_Bps = 1e9;
+    chip.efficiency.matmul_output_passes = 3;
+    chip.on_chip_memory_bytes = 8.0 * 1024 * 1024;
+    const auto gather = static_cast<std::size_t>(CollectiveKind::all_gather);
+    chip.efficiency.collective_streaming[gather] = 0.5;
+    chip.efficiency.collective_cached[gather] = 2.0;
+    const double memory_s = 4.0 * (4 * 1536 + 1536 * 1536 + 3 * 4 * 1536) / 1e9 + 1e-6;
+    const double spilled = 1.0 - 8.0 * 1024 * 1024 / (2 * gather_bytes);
+    const double link_bytes = gather_bytes * (spilled / 0.5 + (1 - spilled) / 2.0);
+    const CaseTime slow = predict_case(chip, c);
+    CHECK(slow.compute_s == doctest::Approx(memory_s).epsilon(1e-9));
+    CHECK(slow.communication_s == doctest::Approx(0.5 * link_bytes / 4e9 + 5e-6).epsilon(1e-9));
 }
 
 TEST_CASE("measurements survive a write and a read, and malformed files name the field") {

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <bit>
 #include <map>
 
 #include <Eigen/Dense>
 
+#include "collective/link_bytes.hpp"
 #include "core/error.hpp"
 
 namespace ridgeline::calibration {
@@ -29,55 +31,94 @@ Residuals residuals_of(const LinearFit& fit, const std::vector<double>& units, c
     return r;
 }
 
-// Least squares of one coefficient alone (rows already divided by the measured times).
-double single(const Eigen::VectorXd& column) {
-    const double norm = column.squaredNorm();
-    return norm > 0 ? column.sum() / norm : 0;
-}
-
 }  // namespace
+
+std::vector<double> fit_non_negative(const std::vector<std::vector<double>>& columns, const std::vector<double>& times_s) {
+    const std::size_t count = columns.size();
+    const auto rows = static_cast<Eigen::Index>(times_s.size());
+    std::vector<double> best(count, 0.0);
+    double best_error = INFINITY;
+    // Few columns: try every subset, keep the best whose unconstrained solution is non-negative.
+    for (unsigned subset = 1; subset < (1U << count); ++subset) {
+        std::vector<std::size_t> used;
+        for (std::size_t j = 0; j < count; ++j)
+            if ((subset >> j & 1U) != 0 && std::any_of(columns[j].begin(), columns[j].end(), [](double v) { return v != 0; }))
+                used.push_back(j);
+        if (used.size() != static_cast<std::size_t>(std::popcount(subset))) continue;
+        // Dividing each row by its measured time makes the residuals relative: a 4 KiB message
+        // counts as much as a 64 MiB one.
+        Eigen::MatrixXd a(rows, static_cast<Eigen::Index>(used.size()));
+        for (Eigen::Index i = 0; i < rows; ++i)
+            for (std::size_t j = 0; j < used.size(); ++j)
+                a(i, static_cast<Eigen::Index>(j)) = columns[used[j]][static_cast<std::size_t>(i)] / times_s[static_cast<std::size_t>(i)];
+        const Eigen::VectorXd ones = Eigen::VectorXd::Ones(rows);
+        const Eigen::VectorXd x = a.colPivHouseholderQr().solve(ones);
+        if (!(x.minCoeff() >= 0)) continue;
+        const double error = (a * x - ones).squaredNorm();
+        if (error < best_error) {
+            best_error = error;
+            std::fill(best.begin(), best.end(), 0.0);
+            for (std::size_t j = 0; j < used.size(); ++j) best[used[j]] = x(static_cast<Eigen::Index>(j));
+        }
+    }
+    return best;
+}
 
 LinearFit fit_latency_bandwidth(const std::vector<double>& latency_units, const std::vector<double>& bytes,
                                 const std::vector<double>& times_s, const std::string& what) {
-    const auto rows = static_cast<Eigen::Index>(times_s.size());
-    if (rows < 2 || latency_units.size() != times_s.size() || bytes.size() != times_s.size())
+    if (times_s.size() < 2 || latency_units.size() != times_s.size() || bytes.size() != times_s.size())
         throw InputError(what, "", "at least two measurements are needed to fit a latency and a bandwidth");
-    // Dividing each row by its measured time makes the residuals relative: a 4 KiB message counts
-    // as much as a 64 MiB one.
-    Eigen::MatrixXd a(rows, 2);
-    Eigen::VectorXd ones = Eigen::VectorXd::Ones(rows);
-    for (Eigen::Index i = 0; i < rows; ++i) {
-        const auto u = static_cast<std::size_t>(i);
-        a(i, 0) = latency_units[u] / times_s[u];
-        a(i, 1) = bytes[u] / times_s[u];
-    }
-    const Eigen::Vector2d x = a.colPivHouseholderQr().solve(ones);
-    LinearFit fit{x(0), x(1), {}};
-    // Negative coefficients have no physical meaning: drop that term and refit the other.
-    if (!(fit.latency_s >= 0)) fit = {0, single(a.col(1)), {}};
-    if (!(fit.s_per_byte > 0)) fit = {single(a.col(0)), 0, {}};
+    const std::vector<double> x = fit_non_negative({latency_units, bytes}, times_s);
+    LinearFit fit{x[0], x[1], {}};
     fit.residuals = residuals_of(fit, latency_units, bytes, times_s);
     return fit;
 }
 
-GemmFit fit_gemms(const std::vector<GemmSample>& gemms) {
+GemmFit fit_gemms(const std::vector<GemmSample>& gemms, double memory_s_per_byte) {
     if (gemms.size() < 3) throw InputError("gemms", "", "at least three GEMM measurements are needed to fit the shape model");
-    std::vector<double> ones(gemms.size(), 1.0), work(gemms.size()), times(gemms.size());
-    for (std::size_t i = 0; i < gemms.size(); ++i) times[i] = gemms[i].time_s;
+    const std::size_t count = gemms.size();
+    std::vector<double> ones(count, 1.0), work(count), times(count), memory_s(count);
+    for (std::size_t i = 0; i < count; ++i) times[i] = gemms[i].time_s;
+    double weight_sum = 0;  // of 1 / t^2: the relative least squares' closed form for the overhead
+    for (const double t : times) weight_sum += 1.0 / (t * t);
     GemmFit best;
     best.residuals.rms = INFINITY;
-    // half_dim enters non-linearly: scan it (0, then 1 to 8192 on a log grid); for each value the
-    // rest is linear in (overhead, 1 / peak).
+    // half_dim and output_passes enter non-linearly, and the roofline's max too: scan them (half_dim
+    // 0, then 1 to 8192 on a log grid; passes 1 to 4) and the peak around the fit of the compute
+    // side alone; the overhead then has a closed form.
     for (int step = -1; step <= 130; ++step) {
         const double half_dim = step < 0 ? 0.0 : std::pow(2.0, step / 10.0);
-        for (std::size_t i = 0; i < gemms.size(); ++i) {
+        for (std::size_t i = 0; i < count; ++i) {
             const GemmSample& g = gemms[i];
             const auto tile = [&](std::int64_t x) { return d(x) / (d(x) + half_dim); };
             work[i] = 2.0 * d(g.m) * d(g.k) * d(g.n) / (tile(g.m) * tile(g.k) * tile(g.n));
         }
-        const LinearFit fit = fit_latency_bandwidth(ones, work, times, "gemms");
-        if (fit.s_per_byte > 0 && fit.residuals.rms < best.residuals.rms)
-            best = {1.0 / fit.s_per_byte, half_dim, fit.latency_s, fit.residuals};
+        const LinearFit compute_only = fit_latency_bandwidth(ones, work, times, "gemms");
+        if (!(compute_only.s_per_byte > 0)) continue;
+        for (int half_passes = 2; half_passes <= 8; ++half_passes) {
+            const double passes = half_passes / 2.0;
+            for (std::size_t i = 0; i < count; ++i) {
+                const GemmSample& g = gemms[i];
+                memory_s[i] = 4.0 * (d(g.m) * d(g.k) + d(g.k) * d(g.n) + passes * d(g.m) * d(g.n)) * memory_s_per_byte;
+            }
+            for (int j = -64; j <= 64; ++j) {
+                const double peak = std::pow(2.0, j / 64.0) / compute_only.s_per_byte;
+                double lift = 0;
+                for (std::size_t i = 0; i < count; ++i)
+                    lift += (times[i] - std::max(work[i] / peak, memory_s[i])) / (times[i] * times[i]);
+                const double overhead = std::max(0.0, lift / weight_sum);
+                Residuals r;
+                double squares = 0;
+                for (std::size_t i = 0; i < count; ++i) {
+                    const double relative = (overhead + std::max(work[i] / peak, memory_s[i]) - times[i]) / times[i];
+                    squares += relative * relative;
+                    r.max = std::max(r.max, std::abs(relative));
+                }
+                r.samples = static_cast<int>(count);
+                r.rms = std::sqrt(squares / d(r.samples));
+                if (r.rms < best.residuals.rms) best = {peak, half_dim, passes, overhead, r};
+            }
+        }
     }
     if (!(best.peak_flops_per_s > 0)) throw InputError("gemms", "time_s", "the GEMM times do not grow with their FLOPs");
     return best;
@@ -99,11 +140,6 @@ CollectiveTerms collective_terms(CollectiveKind kind, double bytes, std::int64_t
 
 CalibrationFit fit_measurements(const Measurements& m, const std::string& origin) {
     CalibrationFit fit;
-    try {
-        fit.gemm = fit_gemms(m.gemms);
-    } catch (const InputError& e) {
-        throw InputError(origin, "gemms", e.what());
-    }
     {
         std::vector<double> units, bytes, times;
         for (const CopySample& c : m.copies) {
@@ -114,33 +150,66 @@ CalibrationFit fit_measurements(const Measurements& m, const std::string& origin
         if (times.size() < 2) throw InputError(origin, "copies", "at least two copy measurements are needed to fit the memory bandwidth");
         fit.copy = fit_latency_bandwidth(units, bytes, times, origin);
     }
+    try {
+        fit.gemm = fit_gemms(m.gemms, fit.copy.s_per_byte);
+    } catch (const InputError& e) {
+        throw InputError(origin, "gemms", e.what());
+    }
 
     std::int64_t devices = 1;
     for (const CollectiveSample& c : m.collectives) devices = std::max(devices, c.devices);
+    // Devices of one host share its last-level cache.
+    fit.on_chip_bytes_per_device = m.provenance.cache_bytes / d(std::max<std::int64_t>(1, m.provenance.devices));
     std::map<CollectiveKind, std::vector<const CollectiveSample*>> by_kind;
     for (const CollectiveSample& c : m.collectives)
         if (c.devices == devices && devices > 1) by_kind[c.kind].push_back(&c);
-    std::vector<double> link_units, link_bytes, link_times;
+    std::vector<double> ring_latencies_s;
     for (const auto& [kind, samples] : by_kind) {
-        std::vector<double> ones, bytes, times;
+        if (samples.size() < 2) continue;
+        std::vector<double> units, streaming, cached, times;
         for (const CollectiveSample* c : samples) {
             const CollectiveTerms terms = collective_terms(kind, c->bytes, devices);
-            ones.push_back(1.0);
-            bytes.push_back(terms.link_bytes);
+            const double spilled = spilled_fraction(c->bytes, fit.on_chip_bytes_per_device);
+            units.push_back(terms.latency_units);
+            streaming.push_back(terms.link_bytes * spilled);
+            cached.push_back(terms.link_bytes * (1.0 - spilled));
             times.push_back(c->time_s);
-            if (kind == CollectiveKind::all_gather || kind == CollectiveKind::reduce_scatter || kind == CollectiveKind::all_reduce) {
-                link_units.push_back(terms.latency_units);
-                link_bytes.push_back(terms.link_bytes);
-                link_times.push_back(c->time_s);
-            }
         }
-        if (times.size() >= 2) fit.collectives.push_back({kind, devices, fit_latency_bandwidth(ones, bytes, times, origin)});
+        const std::vector<double> x = fit_non_negative({units, streaming, cached}, times);
+        CollectiveFit kind_fit{kind, devices, x[0], x[1], x[2], {}};
+        // A regime no message reached (or whose term fitted to zero) takes the other's speed.
+        if (!(kind_fit.streaming_s_per_byte > 0)) kind_fit.streaming_s_per_byte = kind_fit.cached_s_per_byte;
+        if (!(kind_fit.cached_s_per_byte > 0)) kind_fit.cached_s_per_byte = kind_fit.streaming_s_per_byte;
+        if (!(kind_fit.streaming_s_per_byte > 0)) continue;  // times that do not grow with bytes
+        const LinearFit as_linear{kind_fit.latency_s, 1.0, {}};
+        std::vector<double> link_bytes(times.size());
+        for (std::size_t i = 0; i < times.size(); ++i)
+            link_bytes[i] = streaming[i] * kind_fit.streaming_s_per_byte + cached[i] * kind_fit.cached_s_per_byte;
+        kind_fit.residuals = residuals_of(as_linear, units, link_bytes, times);
+        fit.collectives.push_back(kind_fit);
+        if (kind == CollectiveKind::all_gather || kind == CollectiveKind::reduce_scatter || kind == CollectiveKind::all_reduce)
+            ring_latencies_s.push_back(kind_fit.latency_s);
     }
-    if (link_times.size() >= 2) {
-        fit.link = fit_latency_bandwidth(link_units, link_bytes, link_times, origin);
-    } else {
-        // One device (or no gathers and reductions measured): nothing to fit; memory speed stands in.
+    if (fit.collectives.empty()) {
+        // One device (or too few collectives measured): nothing to fit; memory speed stands in.
         fit.link = {0, fit.copy.s_per_byte, {}};
+    } else {
+        // The fastest kind streams at the link's rate; the others reach a fraction of it.
+        fit.link.s_per_byte = fit.collectives.front().streaming_s_per_byte;
+        for (const CollectiveFit& c : fit.collectives) fit.link.s_per_byte = std::min(fit.link.s_per_byte, c.streaming_s_per_byte);
+        std::sort(ring_latencies_s.begin(), ring_latencies_s.end());
+        fit.link.latency_s = ring_latencies_s.empty() ? 0.0 : ring_latencies_s[ring_latencies_s.size() / 2];
+        // Residuals under one latency per ring step, as the engine reads the description.
+        std::vector<double> units, seconds_per_link, times;
+        for (const CollectiveFit& c : fit.collectives)
+            for (const CollectiveSample* sample : by_kind[c.kind]) {
+                const CollectiveTerms terms = collective_terms(c.kind, sample->bytes, devices);
+                const double spilled = spilled_fraction(sample->bytes, fit.on_chip_bytes_per_device);
+                units.push_back(terms.latency_units);
+                seconds_per_link.push_back(terms.link_bytes * (spilled * c.streaming_s_per_byte + (1.0 - spilled) * c.cached_s_per_byte));
+                times.push_back(sample->time_s);
+            }
+        fit.link.residuals = residuals_of({fit.link.latency_s, 1.0, {}}, units, seconds_per_link, times);
     }
 
     MeasuredRange& r = fit.range;
@@ -178,7 +247,7 @@ ChipSpec fitted_chip(const CalibrationFit& fit, const Provenance& provenance, co
     chip.peak_flops_per_s[index_of(Dtype::fp16)] = fit.gemm.peak_flops_per_s;
     chip.hbm_bytes = provenance.memory_bytes;
     chip.hbm_bw_Bps = 1.0 / fit.copy.s_per_byte;
-    chip.on_chip_memory_bytes = provenance.cache_bytes;
+    chip.on_chip_memory_bytes = fit.on_chip_bytes_per_device;
     chip.host_link_Bps = chip.hbm_bw_Bps;
     const double link_Bps = fit.link.s_per_byte > 0 ? 1.0 / fit.link.s_per_byte : chip.hbm_bw_Bps;
     const double hop_s = std::max(fit.link.latency_s, 1e-9);  // the loader wants it positive
@@ -188,6 +257,12 @@ ChipSpec fitted_chip(const CalibrationFit& fit, const Provenance& provenance, co
     chip.efficiency.matmul_max_fp8 = 1.0;
     chip.efficiency.matmul_half_dim = fit.gemm.half_dim;
     chip.efficiency.kernel_overhead_s = fit.gemm.overhead_s;
+    chip.efficiency.matmul_output_passes = fit.gemm.output_passes;
+    for (const CollectiveFit& c : fit.collectives) {
+        const auto k = static_cast<std::size_t>(c.kind);
+        chip.efficiency.collective_streaming[k] = fit.link.s_per_byte / c.streaming_s_per_byte;
+        chip.efficiency.collective_cached[k] = fit.link.s_per_byte / c.cached_s_per_byte;
+    }
     chip.measured_range = fit.range;
     return chip;
 }

@@ -29,29 +29,44 @@ struct LinearFit {
 [[nodiscard]] LinearFit fit_latency_bandwidth(const std::vector<double>& latency_units, const std::vector<double>& bytes,
                                               const std::vector<double>& times_s, const std::string& what);
 
-// time = overhead_s + 2mkn / (peak x tile(m) tile(k) tile(n)), tile(x) = x / (x + half_dim):
-// the shape model of matmul_efficiency (engine/training.hpp) with matmul_max = 1, so that `peak`
-// is the throughput that large GEMMs approach.
+// times ~ sum_j coefficient_j x columns[j], minimising the relative residuals with every
+// coefficient >= 0 (columns of zeros get 0). Rows: one per time.
+[[nodiscard]] std::vector<double> fit_non_negative(const std::vector<std::vector<double>>& columns, const std::vector<double>& times_s);
+
+// time = overhead_s + max(2mkn / (peak x tile(m) tile(k) tile(n)), memory bytes x s_per_byte),
+// tile(x) = x / (x + half_dim), memory bytes = 4 (mk + kn + output_passes x mn): the engine's
+// GEMM on its roofline (matmul_efficiency with matmul_max = 1, so that `peak` is the throughput
+// large GEMMs approach), with the memory speed of the copies.
 struct GemmFit {
     double peak_flops_per_s = 0;
     double half_dim = 0;
+    double output_passes = 1;
     double overhead_s = 0;
     Residuals residuals;
 };
-[[nodiscard]] GemmFit fit_gemms(const std::vector<GemmSample>& gemms);
+[[nodiscard]] GemmFit fit_gemms(const std::vector<GemmSample>& gemms, double memory_s_per_byte);
 
-// One collective kind's own alpha-beta, with bytes as the cost model's switched level moves them.
+// One collective kind: time = latency_s x latency units + link bytes x (spilled x streaming
+// + (1 - spilled) x cached), with link bytes and units as the cost model's switched level counts
+// them and `spilled` the share beyond each device's on-chip memory (spilled_fraction).
 struct CollectiveFit {
     CollectiveKind kind = CollectiveKind::all_gather;
     std::int64_t devices = 0;
-    LinearFit fit;  // latency_s: the whole collective's fixed cost
+    double latency_s = 0;
+    double streaming_s_per_byte = 0;
+    double cached_s_per_byte = 0;
+    Residuals residuals;
 };
 
 struct CalibrationFit {
     GemmFit gemm;
     LinearFit copy;                          // bytes read plus written
     std::vector<CollectiveFit> collectives;  // per kind, at the largest device count measured
-    LinearFit link;                          // AllGather, ReduceScatter, AllReduce together: per-hop latency, link s/byte
+    // The link: the fastest kind's streaming bandwidth and the median per-step latency of the
+    // rings (AllGather, ReduceScatter, AllReduce); residuals of every collective sample under
+    // the description as the engine reads it.
+    LinearFit link;
+    double on_chip_bytes_per_device = 0;     // each device's share of the last-level cache
     MeasuredRange range;
 };
 

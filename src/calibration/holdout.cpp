@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "collective/link_bytes.hpp"
 #include "engine/training.hpp"
 #include "hardware/measured_range.hpp"
 #include "topology/cluster.hpp"
@@ -16,7 +17,7 @@ CaseTime predict_case(const ChipSpec& chip, const ShardedCase& c) {
     const double memory_Bps = chip.hbm_bw_Bps * chip.efficiency.hbm;
     for (const DeviceGemm& g : work.gemms) {
         const double flops = 2.0 * g.m * g.k * g.n;
-        const double bytes = 4.0 * (g.m * g.k + g.k * g.n + g.m * g.n);
+        const double bytes = 4.0 * (g.m * g.k + g.k * g.n + chip.efficiency.matmul_output_passes * g.m * g.n);
         const double compute_s = flops / (peak * matmul_efficiency(chip.efficiency, Dtype::fp32, g.m, g.k, g.n));
         time.compute_s += std::max(compute_s, bytes / memory_Bps) + chip.efficiency.kernel_overhead_s;
     }
@@ -30,7 +31,7 @@ CaseTime predict_case(const ChipSpec& chip, const ShardedCase& c) {
         const std::vector<GroupDim> group = {GroupDim{0, c.devices, 1}};
         for (const DeviceCollective& collective : work.collectives)
             time.communication_s +=
-                collective_cost(cluster, group, collective.kind, collective.bytes / chip.efficiency.collective).time_s();
+                collective_cost(cluster, group, collective.kind, collective_link_bytes(chip, collective.kind, collective.bytes)).time_s();
     }
     return time;
 }

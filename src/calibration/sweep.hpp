@@ -18,6 +18,9 @@ struct SweepPlan {
     std::vector<double> copy_bytes;
     std::vector<std::pair<CollectiveKind, double>> collectives;  // kind, bytes
     std::vector<ShardedCase> holdout;                // shapes and device counts not used for fitting
+    // Passes over all steps, each sample keeping its fastest: a shared host slows down in phases
+    // longer than one step's repetitions, and spreading a step's passes over the run steps around them.
+    int passes = 3;
 };
 
 // `small`: dimensions and sizes divided by about four, for short runs (tests, sanitizer builds).
@@ -32,10 +35,12 @@ struct StepReport {
 
 struct SweepOutcome {
     Measurements measurements;
-    int skipped = 0;  // steps left out when the budget ran out
+    int skipped = 0;  // steps left out of the first pass when the budget ran out
+    int passes = 0;   // passes completed within the budget
 };
 
-// Steps interleave GEMMs, copies, collectives and held-out cases; once the budget is spent the rest are skipped.
+// Steps interleave GEMMs, copies, collectives and held-out cases; once the budget is spent the rest
+// are skipped (later passes end early instead).
 [[nodiscard]] SweepOutcome run_sweep(Backend& backend, const SweepPlan& plan, const Provenance& provenance,
                                      double budget_s, const std::function<void(const StepReport&)>& progress,
                                      const std::function<void(const Measurements&)>& save);

@@ -66,7 +66,8 @@ void add_calibrate_command(CLI::App& app, const GlobalOptions& /*options*/) {
         request.arguments_fingerprint = f.backend + "|" + std::to_string(f.devices) + "|" + std::to_string(f.time_budget_s) +
                                         "|" + f.output + "|" + (f.validate ? "v" : "") + (f.json ? "j" : "");
         const bool small = kAlwaysSmall || f.time_budget_s < 20;
-        request.repeat_target_s = small ? 0.03 : 0.2;  // more repetitions filter out a busy host
+        // Per pass: the sweep's passes multiply it (more repetitions filter out a busy host).
+        request.repeat_target_s = small ? 0.01 : 0.07;
         std::unique_ptr<Backend> backend = make_backend(request);
         const bool talk = backend->leader() && !f.quiet;
 
@@ -92,7 +93,8 @@ void add_calibrate_command(CLI::App& app, const GlobalOptions& /*options*/) {
             std::cerr << "time budget reached: " << outcome.skipped << " steps skipped\n";
         const std::string wrote = "wrote " + output.string() + " (" + std::to_string(m.gemms.size()) + " GEMMs, " +
                                   std::to_string(m.copies.size()) + " copies, " + std::to_string(m.collectives.size()) +
-                                  " collectives, " + std::to_string(m.sharded.size()) + " held-out cases)";
+                                  " collectives, " + std::to_string(m.sharded.size()) + " held-out cases; fastest of " +
+                                  std::to_string(outcome.passes) + (outcome.passes == 1 ? " pass)" : " passes)");
         if (!f.validate) {
             if (!f.quiet) std::cout << wrote << "\n";
             return;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "collective/collective_memo.hpp"
+#include "collective/link_bytes.hpp"
 #include "core/error.hpp"
 
 namespace ridgeline {
@@ -56,7 +57,7 @@ private:
     // The reference lives until the next call.
     const CollectiveCost& cost(const DerivedCollective& c) const {
         const std::vector<GroupDim>& group = footprint(c.axes);
-        const double bytes = c.bytes / s_.chip.efficiency.collective;
+        const double bytes = collective_link_bytes(s_.chip, c.kind, c.bytes);
         if (memo_ != nullptr) return memo_->cost(s_.cluster, group, c.kind, bytes);
         scratch_ = collective_cost(s_.cluster, group, c.kind, bytes);
         return scratch_;
@@ -90,7 +91,8 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
     for (const DerivedMatmul& m : work.matmuls) {
         const double flops = m.flops();
         const double compute_s = flops / (peak(s_.plan.compute) * matmul_efficiency(e, s_.plan.compute, m.rows, m.contract, m.cols));
-        const double bytes = (m.rows * m.contract + m.rows * m.cols) * m.instances * act_bytes + m.weight_elements * 2.0;
+        const double bytes =
+            (m.rows * m.contract + e.matmul_output_passes * m.rows * m.cols) * m.instances * act_bytes + m.weight_elements * 2.0;
         const double memory_s = bytes / hbm_Bps();
         t.matmul_fwd += std::max(compute_s, memory_s);
         t.matmul_memory_bound = t.matmul_memory_bound || memory_s > compute_s;

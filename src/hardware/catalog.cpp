@@ -1,6 +1,7 @@
 #include "hardware/catalog.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "core/error.hpp"
 #include "io/catalog_lookup.hpp"
@@ -26,6 +27,22 @@ ScaleOutSpec parse_chip_scale_out(io::JsonObject object) {
     spec.latency_s = object.sourced_positive_number("latency_s");
     object.finish();
     return spec;
+}
+
+// {"allreduce": {"streaming": 0.4, "cached": 1.3}, ...}: kinds as collective_name spells them,
+// in CollectiveKind's order; a kind left out keeps 1 (the link's rate).
+void read_collective_kinds(io::JsonObject& kinds, ChipEfficiency& e) {
+    constexpr const char* kKinds[] = {"allgather", "reducescatter", "allreduce", "alltoall", "permute", "broadcast"};
+    for (std::size_t k = 0; k < std::size(kKinds); ++k) {
+        auto kind = kinds.optional_object(kKinds[k]);
+        if (!kind) continue;
+        e.collective_streaming[k] = kind->positive_number("streaming");
+        if (e.collective_streaming[k] > 1.0) kind->fail("streaming", "expected a fraction of the link bandwidth in (0, 1]");
+        e.collective_cached[k] = kind->has("cached") ? kind->positive_number("cached") : e.collective_streaming[k];
+        kind->finish();
+    }
+    kinds.allow("source");
+    kinds.finish();
 }
 
 }  // namespace
@@ -84,6 +101,9 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
         e.hbm = fraction("hbm", 1.0);
         e.collective = fraction("collective", 1.0);
         e.kernel_overhead_s = efficiency->optional_sourced_positive_number("kernel_overhead_s").value_or(0.0);
+        e.matmul_output_passes = efficiency->optional_sourced_positive_number("matmul_output_passes").value_or(1.0);
+        if (e.matmul_output_passes < 1.0) efficiency->fail("matmul_output_passes", "expected at least 1 (the output is written once)");
+        if (auto kinds = efficiency->optional_object("collective_kinds")) read_collective_kinds(*kinds, e);
         efficiency->allow("origin");
         efficiency->finish();
     }

@@ -56,6 +56,15 @@ struct ChipEfficiency {
     double hbm = 1.0;                // achievable fraction of HBM bandwidth
     double collective = 1.0;         // achievable fraction of link bandwidth in collectives
     double kernel_overhead_s = 0.0;  // fixed cost per kernel launch
+    // Times a GEMM's output crosses memory: 1 where it is written once; more where a library
+    // clears it first and accumulates into it, on caches that read a line before writing it.
+    double matmul_output_passes = 1.0;
+    // Per collective kind, in CollectiveKind's order (all_gather, reduce_scatter, all_reduce,
+    // all_to_all, permute, broadcast): the fraction of link bandwidth reached by messages
+    // streaming from memory, and by messages whose working set (twice the message) fits in
+    // on-chip memory (above 1 where the cache outruns the link).
+    std::array<double, 6> collective_streaming{1, 1, 1, 1, 1, 1};
+    std::array<double, 6> collective_cached{1, 1, 1, 1, 1, 1};
 };
 
 // The shapes and sizes a calibrated description was fitted on ("measured_range"; absent for

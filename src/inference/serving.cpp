@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "collective/link_bytes.hpp"
 #include "core/error.hpp"
 #include "engine/layer_ops.hpp"
 #include "engine/training.hpp"
@@ -45,7 +46,8 @@ void ChipModel::matmul(LayerCost& c, double rows, double contract, double cols, 
     const double scale = copies * fraction;
     const double flops = 2.0 * rows * contract * cols * scale;
     const double weights = contract * cols * bytes_per_element(s_.plan.weights) * scale;
-    const double activations = bytes_per_element(kActivations) * rows * (contract + cols) * scale;
+    const double activations =
+        bytes_per_element(kActivations) * rows * (contract + s_.chip.efficiency.matmul_output_passes * cols) * scale;
     // The chip's GEMM efficiency, tiles included: a decode GEMM of a few rows still runs whole tiles, so
     // its compute side approaches the weight streaming well below the ideal roofline's critical batch.
     const double compute_s =
@@ -63,7 +65,7 @@ void ChipModel::matmul(LayerCost& c, double rows, double contract, double cols, 
 void ChipModel::collective(LayerCost& c, const std::string& what, CollectiveKind kind, const std::string& axis,
                            double bytes, double fraction) const {
     const auto group = group_footprint(s_.mesh, {axis}, "plan");
-    const CollectiveCost cost = collective_cost(s_.cluster, group, kind, bytes / s_.chip.efficiency.collective);
+    const CollectiveCost cost = collective_cost(s_.cluster, group, kind, collective_link_bytes(s_.chip, kind, bytes));
     CollectiveUse use{what, kind, axis, bytes * fraction, cost.time_s() * fraction, cost.bottleneck};
     c.collective_s += use.time_s;
     c.collectives.push_back(std::move(use));
@@ -167,9 +169,9 @@ PhaseCost ChipModel::phase(bool decode, double seqs, double len) const {
     std::string pipeline_level;
     if (s_.plan.pp > 1) {
         const auto group = group_footprint(s_.mesh, {"pipeline"}, "plan");
-        const CollectiveCost send = collective_cost(s_.cluster, group, CollectiveKind::permute,
-                                                    p.tokens * d(m.d_model) * bytes_per_element(kActivations) /
-                                                        s_.chip.efficiency.collective);
+        const double bytes = p.tokens * d(m.d_model) * bytes_per_element(kActivations);
+        const CollectiveCost send =
+            collective_cost(s_.cluster, group, CollectiveKind::permute, collective_link_bytes(s_.chip, CollectiveKind::permute, bytes));
         p.pipeline_s = d(s_.plan.pp - 1) * send.time_s();
         pipeline_level = send.bottleneck;
     }

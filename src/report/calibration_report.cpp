@@ -30,7 +30,9 @@ std::string fitted_chip_json(const ChipSpec& chip, const CalibrationFit& fit, co
     const std::string gemm = by + "least squares over GEMMs, " + residual_text(fit.gemm.residuals);
     const std::string copy = by + "alpha-beta least squares over copies (bytes read plus written), " + residual_text(fit.copy.residuals);
     const std::string link = fit.link.residuals.samples > 0
-                                 ? by + "alpha-beta least squares over AllGather, ReduceScatter and AllReduce, " + residual_text(fit.link.residuals)
+                                 ? by + "least squares per collective kind, streaming and cached messages apart; the fastest kind's "
+                                        "streaming bandwidth, the median ring-step latency; all collectives: " +
+                                       residual_text(fit.link.residuals)
                                  : "not measured (one device): the copy bandwidth stands in";
     ordered_json doc;
     doc["format"] = "ridgeline.chip/1";
@@ -42,7 +44,9 @@ std::string fitted_chip_json(const ChipSpec& chip, const CalibrationFit& fit, co
     doc["peak_flops_per_s"]["bf16"] = sourced(chip.peak_flops(Dtype::bf16), "set to the fp32 figure: the calibration backends compute in fp32");
     doc["hbm_bytes"] = sourced(chip.hbm_bytes, "host memory (MemTotal in /proc/meminfo) on " + provenance.host);
     doc["hbm_bw_Bps"] = sourced(chip.hbm_bw_Bps, copy);
-    doc["on_chip_memory_bytes"] = sourced(chip.on_chip_memory_bytes, "last-level cache of " + provenance.cpu_model + " (sysfs)");
+    doc["on_chip_memory_bytes"] = sourced(chip.on_chip_memory_bytes, "each of the " + std::to_string(provenance.devices) +
+                                                                          " devices' share of the last-level cache of " +
+                                                                          provenance.cpu_model + " (sysfs)");
     doc["host_link_Bps"] = sourced(chip.host_link_Bps, "host memory itself: the fitted copy bandwidth");
     const NvlinkSpec& nvlink = *chip.nvlink;
     doc["interconnect"]["nvlink"] = {
@@ -59,6 +63,16 @@ std::string fitted_chip_json(const ChipSpec& chip, const CalibrationFit& fit, co
     e["hbm"] = sourced(1.0, "1 by construction: the memory bandwidth is the fitted copy bandwidth");
     e["collective"] = sourced(1.0, "1 by construction: the link bandwidth is the fitted collective bandwidth");
     if (chip.efficiency.kernel_overhead_s > 0) e["kernel_overhead_s"] = sourced(chip.efficiency.kernel_overhead_s, gemm);
+    e["matmul_output_passes"] = sourced(chip.efficiency.matmul_output_passes, gemm);
+    if (!fit.collectives.empty()) {
+        auto& kinds = e["collective_kinds"];
+        for (const auto& c : fit.collectives) {
+            const auto k = static_cast<std::size_t>(c.kind);
+            kinds[collective_name(c.kind)] = {{"streaming", chip.efficiency.collective_streaming[k]},
+                                              {"cached", chip.efficiency.collective_cached[k]}};
+        }
+        kinds["source"] = link;
+    }
     const MeasuredRange& r = fit.range;
     doc["measured_range"] = {{"gemm_dim_min", r.gemm_dim_min},
                              {"gemm_dim_max", r.gemm_dim_max},
@@ -71,18 +85,19 @@ std::string fitted_chip_json(const ChipSpec& chip, const CalibrationFit& fit, co
     calibration["libraries"] = provenance.libraries;
     calibration["cpu_model"] = provenance.cpu_model;
     calibration["gemm"] = {{"peak_flops_per_s", fit.gemm.peak_flops_per_s}, {"half_dim", fit.gemm.half_dim},
-                           {"overhead_s", fit.gemm.overhead_s}, {"rms_residual", fit.gemm.residuals.rms},
+                           {"output_passes", fit.gemm.output_passes}, {"overhead_s", fit.gemm.overhead_s},
+                           {"rms_residual", fit.gemm.residuals.rms},
                            {"max_residual", fit.gemm.residuals.max}, {"samples", fit.gemm.residuals.samples}};
     calibration["collectives"] = ordered_json::array();
     for (const auto& c : fit.collectives)
         calibration["collectives"].push_back({{"kind", collective_name(c.kind)},
                                               {"devices", c.devices},
-                                              {"alpha_s", c.fit.latency_s},
-                                              {"beta_s_per_byte", c.fit.s_per_byte},
-                                              {"bandwidth_Bps", c.fit.s_per_byte > 0 ? 1.0 / c.fit.s_per_byte : 0.0},
-                                              {"rms_residual", c.fit.residuals.rms},
-                                              {"max_residual", c.fit.residuals.max},
-                                              {"samples", c.fit.residuals.samples}});
+                                              {"alpha_s", c.latency_s},
+                                              {"streaming_bandwidth_Bps", 1.0 / c.streaming_s_per_byte},
+                                              {"cached_bandwidth_Bps", 1.0 / c.cached_s_per_byte},
+                                              {"rms_residual", c.residuals.rms},
+                                              {"max_residual", c.residuals.max},
+                                              {"samples", c.residuals.samples}});
     return doc.dump(2) + "\n";
 }
 
@@ -90,15 +105,17 @@ std::string fit_table(const ChipSpec& chip, const CalibrationFit& fit) {
     Table table({"parameter", "value", "fit (relative residuals)"});
     table.add_row({"fp32 peak (large GEMMs)", si(chip.peak_flops(Dtype::fp32), "FLOP/s"), residual_text(fit.gemm.residuals)});
     table.add_row({"matmul_half_dim", fixed(fit.gemm.half_dim, 1), ""});
+    table.add_row({"GEMM output passes over memory", fixed(fit.gemm.output_passes, 1), ""});
     table.add_row({"kernel overhead", seconds(fit.gemm.overhead_s), ""});
     table.add_row({"memory bandwidth (copy)", si(chip.hbm_bw_Bps, "B/s"), residual_text(fit.copy.residuals)});
     if (fit.link.residuals.samples > 0)
-        table.add_row({"link (AG+RS+AR)", si(chip.nvlink->bw_per_chip_Bps_one_way, "B/s") + ", " + seconds(chip.nvlink->hop_latency_s) + "/hop",
+        table.add_row({"link (fastest kind, streaming)", si(chip.nvlink->bw_per_chip_Bps_one_way, "B/s") + ", " + seconds(chip.nvlink->hop_latency_s) + "/hop",
                        residual_text(fit.link.residuals)});
     for (const auto& c : fit.collectives)
         table.add_row({std::string(collective_name(c.kind)) + " x" + std::to_string(c.devices),
-                       "alpha " + seconds(c.fit.latency_s) + ", " + si(c.fit.s_per_byte > 0 ? 1.0 / c.fit.s_per_byte : 0.0, "B/s"),
-                       residual_text(c.fit.residuals)});
+                       "alpha " + seconds(c.latency_s) + ", " + si(1.0 / c.streaming_s_per_byte, "B/s") + " streaming, " +
+                           si(1.0 / c.cached_s_per_byte, "B/s") + " cached",
+                       residual_text(c.residuals)});
     return table.render();
 }
 
