@@ -28,11 +28,12 @@ public:
     [[nodiscard]] virtual std::string libraries() const = 0;
     // One [m, k] x [k, n] fp32 GEMM on every device at once.
     [[nodiscard]] virtual double gemm_s(std::int64_t m, std::int64_t k, std::int64_t n) = 0;
-    // A copy of `bytes` within each device's memory, on every device at once.
+    // A copy of `bytes` within each device's memory (ordinary loads and stores), on every device at once.
     [[nodiscard]] virtual double copy_s(double bytes) = 0;
     // One collective over all devices; `bytes` as collective_cost counts them.
     [[nodiscard]] virtual double collective_s(CollectiveKind kind, double bytes) = 0;
-    // A sharded matmul or MLP block over c.devices (at most devices()) devices.
+    // A sharded matmul or MLP block over c.devices (at most devices()) devices; the other devices
+    // run replicas of it meanwhile, so that every timing is taken on a host as busy as in fitting.
     [[nodiscard]] virtual double sharded_s(const ShardedCase& c) = 0;
 };
 
@@ -42,6 +43,7 @@ struct BackendRequest {
     std::string arguments_fingerprint;    // the command line, compared across MPI ranks
     double collective_timeout_s = 60;
     double repeat_target_s = 0.2;         // time each step repeats for (the fastest repetition counts)
+    double evict_bytes = 0;               // written between repetitions (see Repeat)
 };
 
 // InputError naming --backend or --devices for an unknown or unbuilt backend, more devices than

@@ -2,6 +2,7 @@
 // shard; collectives are the shared-memory rings of shm_comm.hpp.
 #include <exception>
 #include <functional>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -27,8 +28,8 @@ void pin_to_core(int core) {
 
 class CpuBackend final : public Backend {
 public:
-    CpuBackend(int devices, double timeout_s, double repeat_target_s)
-        : devices_(devices), timeout_s_(timeout_s), repeat_{3, 60, repeat_target_s} {}
+    CpuBackend(int devices, double timeout_s, double repeat_target_s, double evict_bytes)
+        : devices_(devices), timeout_s_(timeout_s), repeat_{3, 60, repeat_target_s, evict_bytes} {}
     [[nodiscard]] std::string name() const override { return "cpu"; }
     [[nodiscard]] int devices() const override { return devices_; }
     [[nodiscard]] std::string libraries() const override { return gemm_library() + ", shared-memory rings"; }
@@ -46,21 +47,27 @@ public:
     }
 
 private:
-    // Runs `program` on `devices` threads; a failure on one breaks the group and is rethrown here.
-    double run(int devices, const std::function<double(Comm&)>& program) const {
+    // Runs `program` on every device, in independent groups of `group_size` (replicas, as data
+    // parallelism runs them: a case on fewer devices than the host has still sees busy neighbours,
+    // as the fitting steps did). A failure breaks its group and is rethrown here; group 0 times.
+    double run(int group_size, const std::function<double(Comm&)>& program) const {
         const auto timeout = std::chrono::milliseconds(static_cast<long long>(timeout_s_ * 1000));
-        ShmGroup group(devices, timeout);
-        std::vector<double> results(static_cast<std::size_t>(devices), 0.0);
-        std::vector<std::exception_ptr> errors(static_cast<std::size_t>(devices));
+        const int replicas = devices_ / group_size;
+        std::vector<std::unique_ptr<ShmGroup>> groups;
+        for (int g = 0; g < replicas; ++g) groups.push_back(std::make_unique<ShmGroup>(group_size, timeout));
+        const auto devices = static_cast<std::size_t>(replicas * group_size);
+        std::vector<double> results(devices, 0.0);
+        std::vector<std::exception_ptr> errors(devices);
         std::vector<std::thread> threads;
-        for (int rank = 0; rank < devices; ++rank) {
-            threads.emplace_back([&, rank] {
-                pin_to_core(rank);
+        for (int device = 0; device < replicas * group_size; ++device) {
+            threads.emplace_back([&, device] {
+                pin_to_core(device);
+                ShmGroup& group = *groups[static_cast<std::size_t>(device / group_size)];
                 try {
-                    ShmComm comm(group, rank);
-                    results[rank] = program(comm);
+                    ShmComm comm(group, device % group_size);
+                    results[static_cast<std::size_t>(device)] = program(comm);
                 } catch (...) {
-                    errors[rank] = std::current_exception();
+                    errors[static_cast<std::size_t>(device)] = std::current_exception();
                     group.break_group();
                 }
             });
@@ -90,7 +97,8 @@ std::unique_ptr<Backend> make_cpu_backend(const BackendRequest& request) {
     if (request.devices > cores)
         throw InputError("--devices", "", std::to_string(request.devices) + " devices but this host has " +
                                               std::to_string(cores) + " cores (the cpu backend runs one device per core)");
-    return std::make_unique<CpuBackend>(request.devices, request.collective_timeout_s, request.repeat_target_s);
+    return std::make_unique<CpuBackend>(request.devices, request.collective_timeout_s, request.repeat_target_s,
+                                        request.evict_bytes);
 }
 
 }  // namespace ridgeline::calibration

@@ -15,6 +15,9 @@ struct Repeat {
     int min_reps = 3;
     int max_reps = 60;
     double target_s = 0.05;  // stop repeating once this much time was spent (after min_reps)
+    // Bytes each device writes between repetitions, untimed: every repetition then finds its
+    // operands in memory rather than in a cache the previous one warmed, as in a training step.
+    double evict_bytes = 0;
 };
 
 [[nodiscard]] double gemm_program(Comm& comm, std::int64_t m, std::int64_t k, std::int64_t n, const Repeat& repeat);

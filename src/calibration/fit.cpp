@@ -84,7 +84,7 @@ GemmFit fit_gemms(const std::vector<GemmSample>& gemms, double memory_s_per_byte
     GemmFit best;
     best.residuals.rms = INFINITY;
     // half_dim and output_passes enter non-linearly, and the roofline's max too: scan them (half_dim
-    // 0, then 1 to 8192 on a log grid; passes 1 to 4) and the peak around the fit of the compute
+    // 0, then 1 to 8192 on a log grid; passes 1 to 6 in halves) and the peak around the fit of the compute
     // side alone; the overhead then has a closed form.
     for (int step = -1; step <= 130; ++step) {
         const double half_dim = step < 0 ? 0.0 : std::pow(2.0, step / 10.0);
@@ -95,7 +95,7 @@ GemmFit fit_gemms(const std::vector<GemmSample>& gemms, double memory_s_per_byte
         }
         const LinearFit compute_only = fit_latency_bandwidth(ones, work, times, "gemms");
         if (!(compute_only.s_per_byte > 0)) continue;
-        for (int half_passes = 2; half_passes <= 8; ++half_passes) {
+        for (int half_passes = 2; half_passes <= 12; ++half_passes) {
             const double passes = half_passes / 2.0;
             for (std::size_t i = 0; i < count; ++i) {
                 const GemmSample& g = gemms[i];

@@ -76,7 +76,7 @@ std::uint64_t fingerprint(const std::string& text) {
 
 class MpiBackend final : public Backend {
 public:
-    explicit MpiBackend(const BackendRequest& request) : repeat_{3, 60, request.repeat_target_s} {
+    explicit MpiBackend(const BackendRequest& request) : repeat_{3, 60, request.repeat_target_s, request.evict_bytes} {
         int initialized = 0;
         MPI_Initialized(&initialized);
         if (!initialized) MPI_Init(nullptr, nullptr);
@@ -136,10 +136,12 @@ public:
     }
 
 private:
-    // Runs `program` on the first `devices` ranks (the others wait), and gives every rank its time.
-    double run(int devices, const std::function<double(Comm&)>& program) const {
+    // Runs `program` in independent groups of `group_size` ranks (replicas, as the cpu backend
+    // does; ranks beyond the last whole group wait), and gives every rank group 0's time.
+    double run(int group_size, const std::function<double(Comm&)>& program) const {
         MPI_Comm group = MPI_COMM_NULL;
-        MPI_Comm_split(MPI_COMM_WORLD, rank_ < devices ? 0 : MPI_UNDEFINED, rank_, &group);
+        const int replicas = ranks_ / group_size;
+        MPI_Comm_split(MPI_COMM_WORLD, rank_ < replicas * group_size ? rank_ / group_size : MPI_UNDEFINED, rank_, &group);
         double time_s = 0;
         if (group != MPI_COMM_NULL) {
             MpiComm comm(group);

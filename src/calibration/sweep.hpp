@@ -18,9 +18,10 @@ struct SweepPlan {
     std::vector<double> copy_bytes;
     std::vector<std::pair<CollectiveKind, double>> collectives;  // kind, bytes
     std::vector<ShardedCase> holdout;                // shapes and device counts not used for fitting
-    // Passes over all steps, each sample keeping its fastest: a shared host slows down in phases
-    // longer than one step's repetitions, and spreading a step's passes over the run steps around them.
-    int passes = 3;
+    // Passes over all steps while the budget lasts, each sample keeping its fastest: a shared host
+    // slows down in phases longer than one step's repetitions, and spreading a step's passes over
+    // the run steps around them.
+    int passes = 10;
 };
 
 // `small`: dimensions and sizes divided by about four, for short runs (tests, sanitizer builds).

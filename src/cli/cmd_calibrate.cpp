@@ -67,11 +67,12 @@ void add_calibrate_command(CLI::App& app, const GlobalOptions& /*options*/) {
                                         "|" + f.output + "|" + (f.validate ? "v" : "") + (f.json ? "j" : "");
         const bool small = kAlwaysSmall || f.time_budget_s < 20;
         // Per pass: the sweep's passes multiply it (more repetitions filter out a busy host).
-        request.repeat_target_s = small ? 0.01 : 0.07;
+        request.repeat_target_s = small ? 0.01 : 0.04;
+        Provenance provenance = host_provenance();
+        request.evict_bytes = provenance.cache_bytes;  // each device: the whole last-level cache
         std::unique_ptr<Backend> backend = make_backend(request);
         const bool talk = backend->leader() && !f.quiet;
 
-        Provenance provenance = host_provenance();
         provenance.backend = backend->name();
         provenance.devices = backend->devices();
         provenance.libraries = backend->libraries();
