@@ -36,4 +36,25 @@ public:
     virtual void send_recv(const float* send, float* recv, std::size_t count) = 0;
 };
 
+// A device of one replica among several running the same case: collectives within its replica,
+// barriers and the slowest time across all of them, so that the replicas start every repetition
+// together, as the devices of a fitting step do.
+class ReplicaComm final : public Comm {
+public:
+    ReplicaComm(Comm& replica, Comm& host) : replica_(replica), host_(host) {}
+    [[nodiscard]] int rank() const override { return replica_.rank(); }
+    [[nodiscard]] int size() const override { return replica_.size(); }
+    void barrier() override { host_.barrier(); }
+    [[nodiscard]] double max(double value) override { return host_.max(value); }
+    void all_gather(const float* in, float* out, std::size_t count) override { replica_.all_gather(in, out, count); }
+    void reduce_scatter(float* data, float* out, std::size_t count) override { replica_.reduce_scatter(data, out, count); }
+    void all_reduce(float* data, std::size_t count) override { replica_.all_reduce(data, count); }
+    void all_to_all(const float* in, float* out, std::size_t count) override { replica_.all_to_all(in, out, count); }
+    void send_recv(const float* send, float* recv, std::size_t count) override { replica_.send_recv(send, recv, count); }
+
+private:
+    Comm& replica_;
+    Comm& host_;
+};
+
 }  // namespace ridgeline::calibration

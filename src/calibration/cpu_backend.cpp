@@ -47,28 +47,35 @@ public:
     }
 
 private:
-    // Runs `program` on every device, in independent groups of `group_size` (replicas, as data
-    // parallelism runs them: a case on fewer devices than the host has still sees busy neighbours,
-    // as the fitting steps did). A failure breaks its group and is rethrown here; group 0 times.
+    // Runs `program` on every device, in replicas of `group_size` devices (as data parallelism runs
+    // them: a case on fewer devices than the host has still sees busy neighbours, as the fitting
+    // steps did). A failure breaks the groups and is rethrown here; replica 0 times.
     double run(int group_size, const std::function<double(Comm&)>& program) const {
         const auto timeout = std::chrono::milliseconds(static_cast<long long>(timeout_s_ * 1000));
-        const int replicas = devices_ / group_size;
+        const int replicas = devices_ / group_size, devices = replicas * group_size;
+        ShmGroup host(devices, timeout);
         std::vector<std::unique_ptr<ShmGroup>> groups;
-        for (int g = 0; g < replicas; ++g) groups.push_back(std::make_unique<ShmGroup>(group_size, timeout));
-        const auto devices = static_cast<std::size_t>(replicas * group_size);
-        std::vector<double> results(devices, 0.0);
-        std::vector<std::exception_ptr> errors(devices);
+        for (int g = 0; g < replicas && replicas > 1; ++g) groups.push_back(std::make_unique<ShmGroup>(group_size, timeout));
+        std::vector<double> results(static_cast<std::size_t>(devices), 0.0);
+        std::vector<std::exception_ptr> errors(static_cast<std::size_t>(devices));
         std::vector<std::thread> threads;
-        for (int device = 0; device < replicas * group_size; ++device) {
+        for (int device = 0; device < devices; ++device) {
             threads.emplace_back([&, device] {
                 pin_to_core(device);
-                ShmGroup& group = *groups[static_cast<std::size_t>(device / group_size)];
+                const auto at = static_cast<std::size_t>(device);
                 try {
-                    ShmComm comm(group, device % group_size);
-                    results[static_cast<std::size_t>(device)] = program(comm);
+                    ShmComm everyone(host, device);
+                    if (groups.empty()) {
+                        results[at] = program(everyone);
+                    } else {
+                        ShmComm mine(*groups[static_cast<std::size_t>(device / group_size)], device % group_size);
+                        ReplicaComm comm(mine, everyone);
+                        results[at] = program(comm);
+                    }
                 } catch (...) {
-                    errors[static_cast<std::size_t>(device)] = std::current_exception();
-                    group.break_group();
+                    errors[at] = std::current_exception();
+                    host.break_group();
+                    for (auto& group : groups) group->break_group();
                 }
             });
         }

@@ -136,17 +136,22 @@ public:
     }
 
 private:
-    // Runs `program` in independent groups of `group_size` ranks (replicas, as the cpu backend
-    // does; ranks beyond the last whole group wait), and gives every rank group 0's time.
+    // Runs `program` in replicas of `group_size` ranks (as the cpu backend does; ranks beyond the
+    // last whole replica wait), and gives every rank replica 0's time.
     double run(int group_size, const std::function<double(Comm&)>& program) const {
-        MPI_Comm group = MPI_COMM_NULL;
         const int replicas = ranks_ / group_size;
-        MPI_Comm_split(MPI_COMM_WORLD, rank_ < replicas * group_size ? rank_ / group_size : MPI_UNDEFINED, rank_, &group);
+        const bool taking_part = rank_ < replicas * group_size;
+        MPI_Comm host = MPI_COMM_NULL, replica = MPI_COMM_NULL;
+        MPI_Comm_split(MPI_COMM_WORLD, taking_part ? 0 : MPI_UNDEFINED, rank_, &host);
+        MPI_Comm_split(MPI_COMM_WORLD, taking_part ? rank_ / group_size : MPI_UNDEFINED, rank_, &replica);
         double time_s = 0;
-        if (group != MPI_COMM_NULL) {
-            MpiComm comm(group);
-            time_s = program(comm);
-            MPI_Comm_free(&group);
+        if (taking_part) {
+            MpiComm everyone(host);
+            MpiComm mine(replica);
+            ReplicaComm comm(mine, everyone);
+            time_s = replicas > 1 ? program(comm) : program(everyone);
+            MPI_Comm_free(&replica);
+            MPI_Comm_free(&host);
         }
         // Ranks left out of the group wait sleeping, not polling: on a host with few cores a
         // polling rank would take a core from the ranks being timed.
