@@ -20,6 +20,8 @@
 #include "calibration/shm_comm.hpp"
 #include "collective/link_bytes.hpp"
 #include "core/error.hpp"
+#include "hardware/catalog.hpp"
+#include "report/calibration_reports.hpp"
 #include "test_support.hpp"
 
 using namespace ridgeline;
@@ -201,6 +203,18 @@ TEST_CASE("the collective fit separates cached from streaming messages and the c
     const auto all_reduce = static_cast<std::size_t>(CollectiveKind::all_reduce);
     CHECK(chip.efficiency.collective_streaming[all_reduce] == doctest::Approx(4.0 / 6.0).epsilon(1e-6));
     CHECK(chip.efficiency.collective_cached[all_reduce] == doctest::Approx(16.0 / 6.0).epsilon(1e-6));
+    // Written as a chip file and read back as every command reads it, the description keeps them.
+    m.provenance.host = "test-host";
+    const auto path = std::filesystem::temp_directory_path() / ("ridgeline-fitted-" + std::to_string(getpid()) + ".json");
+    std::ofstream(path) << report::fitted_chip_json(chip, fit, m.provenance, "synthetic");
+    const ChipSpec loaded = load_chip_file(path);
+    std::filesystem::remove(path);
+    CHECK(loaded.on_chip_memory_bytes == on_chip);
+    CHECK(loaded.efficiency.matmul_output_passes == chip.efficiency.matmul_output_passes);
+    for (std::size_t k = 0; k < loaded.efficiency.collective_streaming.size(); ++k) {
+        CHECK(loaded.efficiency.collective_streaming[k] == doctest::Approx(chip.efficiency.collective_streaming[k]));
+        CHECK(loaded.efficiency.collective_cached[k] == doctest::Approx(chip.efficiency.collective_cached[k]));
+    }
     // The engine's bytes on the link for a 16 MiB AllReduce: 3/4 of it spills (8 MiB of cache for 32 MiB).
     const double bytes = 16.0 * 1024 * 1024;
     CHECK(collective_link_bytes(chip, CollectiveKind::all_reduce, bytes) ==

@@ -190,6 +190,23 @@ TEST_CASE("bad hardware files are refused naming the file and field") {
     unsourced["hbm_bytes"]["source"] = "";
     const std::string unsourced_path = write_file("unsourced-chip.json", unsourced.dump());
     expect_refusal("roofline --hardware " + unsourced_path, {unsourced_path, "hbm_bytes.source"});
+
+    // Calibrated descriptions' fields: a collective above the link's streaming rate, an output
+    // written less than once, an unknown collective kind.
+    json fast = shipped_chip();
+    fast["efficiency"]["collective_kinds"] = {{"allreduce", {{"streaming", 1.5}, {"cached", 2.0}}}};
+    const std::string fast_path = write_file("fast-collective-chip.json", fast.dump());
+    expect_refusal("roofline --hardware " + fast_path, {fast_path, "efficiency.collective_kinds.allreduce.streaming"});
+
+    json passes = shipped_chip();
+    passes["efficiency"]["matmul_output_passes"] = 0.5;
+    const std::string passes_path = write_file("passes-chip.json", passes.dump());
+    expect_refusal("roofline --hardware " + passes_path, {passes_path, "efficiency.matmul_output_passes"});
+
+    json kind = shipped_chip();
+    kind["efficiency"]["collective_kinds"] = {{"allsum", {{"streaming", 0.5}}}};
+    const std::string kind_path = write_file("kind-chip.json", kind.dump());
+    expect_refusal("roofline --hardware " + kind_path, {kind_path, "efficiency.collective_kinds.allsum"});
 }
 
 TEST_CASE("unknown names and bad flags are refused") {

@@ -49,7 +49,8 @@ void add_calibrate_command(CLI::App& app, const GlobalOptions& /*options*/) {
         "calibrate", "time GEMMs, copies and collectives on this hardware (ridgeline.calibration/1); --validate fits and checks held-out cases");
     command->add_option("--backend", flags->backend, "cpu (threads), mpi (one rank per device, under mpirun) or cuda");
     command->add_option("--devices", flags->devices, "devices: threads (cpu), ranks (mpi) or GPUs (cuda)")->check(CLI::Range(1, 4096));
-    command->add_option("--time-budget", flags->time_budget_s, "seconds to spend measuring (steps beyond it are skipped)")
+    command->add_option("--time-budget", flags->time_budget_s, "seconds to spend measuring: passes over all steps repeat while it lasts, each sample keeping its "
+                      "fastest (steps the first pass cannot reach are skipped)")
         ->check(CLI::Range(1.0, 86400.0));
     command->add_flag("--quiet", flags->quiet, "no progress on stderr");
     command->add_option("-o,--output", flags->output, "measurements file to write (rewritten after every step)");
