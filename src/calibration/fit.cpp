@@ -1,8 +1,8 @@
 #include "calibration/fit.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <bit>
+#include <cmath>
 #include <map>
 
 #include <Eigen/Dense>
