@@ -26,31 +26,17 @@ void pin_to_core(int core) {
     (void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort: timing only
 }
 
-class CpuBackend final : public Backend {
+class CpuBackend final : public ProgramBackend {
 public:
-    CpuBackend(int devices, double timeout_s, double repeat_target_s, double evict_bytes)
-        : devices_(devices), timeout_s_(timeout_s), repeat_{3, 60, repeat_target_s, evict_bytes} {}
+    CpuBackend(int devices, double timeout_s, const Repeat& repeat)
+        : ProgramBackend(repeat), devices_(devices), timeout_s_(timeout_s) {}
     [[nodiscard]] std::string name() const override { return "cpu"; }
     [[nodiscard]] int devices() const override { return devices_; }
     [[nodiscard]] std::string libraries() const override { return gemm_library() + ", shared-memory rings"; }
-    double gemm_s(std::int64_t m, std::int64_t k, std::int64_t n) override {
-        return run(devices_, [&](Comm& comm) { return gemm_program(comm, m, k, n, repeat_); });
-    }
-    double copy_s(double bytes) override {
-        return run(devices_, [&](Comm& comm) { return copy_program(comm, bytes, repeat_); });
-    }
-    double collective_s(CollectiveKind kind, double bytes) override {
-        return run(devices_, [&](Comm& comm) { return collective_program(comm, kind, bytes, repeat_); });
-    }
-    double sharded_s(const ShardedCase& c) override {
-        return run(c.devices, [&](Comm& comm) { return sharded_program(comm, c, repeat_); });
-    }
 
 private:
-    // Runs `program` on every device, in replicas of `group_size` devices (as data parallelism runs
-    // them: a case on fewer devices than the host has still sees busy neighbours, as the fitting
-    // steps did). A failure breaks the groups and is rethrown here; replica 0 times.
-    double run(int group_size, const std::function<double(Comm&)>& program) const {
+    // A failure breaks the groups and is rethrown here; replica 0 times.
+    double run(int group_size, const std::function<double(Comm&)>& program) const override {
         const auto timeout = std::chrono::milliseconds(static_cast<long long>(timeout_s_ * 1000));
         const int replicas = devices_ / group_size, devices = replicas * group_size;
         ShmGroup host(devices, timeout);
@@ -94,7 +80,6 @@ private:
     }
     int devices_;
     double timeout_s_;
-    Repeat repeat_;
 };
 
 }  // namespace
@@ -104,8 +89,8 @@ std::unique_ptr<Backend> make_cpu_backend(const BackendRequest& request) {
     if (request.devices > cores)
         throw InputError("--devices", "", std::to_string(request.devices) + " devices but this host has " +
                                               std::to_string(cores) + " cores (the cpu backend runs one device per core)");
-    return std::make_unique<CpuBackend>(request.devices, request.collective_timeout_s, request.repeat_target_s,
-                                        request.evict_bytes);
+    return std::make_unique<CpuBackend>(request.devices, request.collective_timeout_s,
+                                        Repeat{3, 60, request.repeat_target_s, request.evict_bytes});
 }
 
 }  // namespace ridgeline::calibration

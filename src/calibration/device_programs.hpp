@@ -4,7 +4,9 @@
 // this device's shard, repeats its body, and returns the group's time for one repetition: the
 // fastest repetition, where a repetition lasts as long as its slowest device.
 #include <cstdint>
+#include <functional>
 
+#include "calibration/backend.hpp"
 #include "calibration/comm.hpp"
 #include "calibration/sharded_case.hpp"
 #include "collective/collective.hpp"
@@ -26,5 +28,33 @@ struct Repeat {
 // `bytes` in collective_cost's convention (see collective.hpp).
 [[nodiscard]] double collective_program(Comm& comm, CollectiveKind kind, double bytes, const Repeat& repeat);
 [[nodiscard]] double sharded_program(Comm& comm, const ShardedCase& c, const Repeat& repeat);
+
+// A backend whose devices run these programs over a Comm (cpu threads, MPI ranks): only how a
+// group of devices is started differs between them.
+class ProgramBackend : public Backend {
+public:
+    explicit ProgramBackend(const Repeat& repeat) : repeat_(repeat) {}
+    double gemm_s(std::int64_t m, std::int64_t k, std::int64_t n) override {
+        return run(devices(), [&](Comm& comm) { return gemm_program(comm, m, k, n, repeat_); });
+    }
+    double copy_s(double bytes) override {
+        return run(devices(), [&](Comm& comm) { return copy_program(comm, bytes, repeat_); });
+    }
+    double collective_s(CollectiveKind kind, double bytes) override {
+        return run(devices(), [&](Comm& comm) { return collective_program(comm, kind, bytes, repeat_); });
+    }
+    double sharded_s(const ShardedCase& c) override {
+        return run(c.devices, [&](Comm& comm) { return sharded_program(comm, c, repeat_); });
+    }
+
+protected:
+    // Runs `program` on every device, in replicas of `group_size` devices (as data parallelism runs
+    // them: a case on fewer devices than the run has still sees busy neighbours, as the fitting
+    // steps did), replicas starting each repetition together (ReplicaComm); the group's time.
+    [[nodiscard]] virtual double run(int group_size, const std::function<double(Comm&)>& program) const = 0;
+
+private:
+    Repeat repeat_;
+};
 
 }  // namespace ridgeline::calibration

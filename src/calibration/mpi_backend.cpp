@@ -74,9 +74,10 @@ std::uint64_t fingerprint(const std::string& text) {
     return hash;
 }
 
-class MpiBackend final : public Backend {
+class MpiBackend final : public ProgramBackend {
 public:
-    explicit MpiBackend(const BackendRequest& request) : repeat_{3, 60, request.repeat_target_s, request.evict_bytes} {
+    explicit MpiBackend(const BackendRequest& request)
+        : ProgramBackend(Repeat{3, 60, request.repeat_target_s, request.evict_bytes}) {
         int initialized = 0;
         MPI_Initialized(&initialized);
         if (!initialized) MPI_Init(nullptr, nullptr);
@@ -122,23 +123,10 @@ public:
         if (const auto cut = text.find_first_of(",\n"); cut != std::string::npos) text.resize(cut);
         return gemm_library() + ", " + text;
     }
-    double gemm_s(std::int64_t m, std::int64_t k, std::int64_t n) override {
-        return run(ranks_, [&](Comm& comm) { return gemm_program(comm, m, k, n, repeat_); });
-    }
-    double copy_s(double bytes) override {
-        return run(ranks_, [&](Comm& comm) { return copy_program(comm, bytes, repeat_); });
-    }
-    double collective_s(CollectiveKind kind, double bytes) override {
-        return run(ranks_, [&](Comm& comm) { return collective_program(comm, kind, bytes, repeat_); });
-    }
-    double sharded_s(const ShardedCase& c) override {
-        return run(c.devices, [&](Comm& comm) { return sharded_program(comm, c, repeat_); });
-    }
 
 private:
-    // Runs `program` in replicas of `group_size` ranks (as the cpu backend does; ranks beyond the
-    // last whole replica wait), and gives every rank replica 0's time.
-    double run(int group_size, const std::function<double(Comm&)>& program) const {
+    // Ranks beyond the last whole replica wait; every rank gets replica 0's time.
+    double run(int group_size, const std::function<double(Comm&)>& program) const override {
         const int replicas = ranks_ / group_size;
         const bool taking_part = rank_ < replicas * group_size;
         MPI_Comm host = MPI_COMM_NULL, replica = MPI_COMM_NULL;
@@ -169,7 +157,6 @@ private:
         MPI_Finalized(&finalized);
         if (!finalized) MPI_Finalize();
     }
-    Repeat repeat_;
     int rank_ = 0, ranks_ = 1;
 };
 
