@@ -12,7 +12,6 @@
 #include <thread>
 #include <vector>
 
-#include <unistd.h>
 
 #include "calibration/fit.hpp"
 #include "calibration/holdout.hpp"
@@ -205,10 +204,9 @@ TEST_CASE("the collective fit separates cached from streaming messages and the c
     CHECK(chip.efficiency.collective_cached[all_reduce] == doctest::Approx(16.0 / 6.0).epsilon(1e-6));
     // Written as a chip file and read back as every command reads it, the description keeps them.
     m.provenance.host = "test-host";
-    const auto path = std::filesystem::temp_directory_path() / ("ridgeline-fitted-" + std::to_string(getpid()) + ".json");
+    const auto path = test::scratch_dir("calib") / "fitted.json";
     std::ofstream(path) << report::fitted_chip_json(chip, fit, m.provenance, "synthetic");
     const ChipSpec loaded = load_chip_file(path);
-    std::filesystem::remove(path);
     CHECK(loaded.on_chip_memory_bytes == on_chip);
     CHECK(loaded.efficiency.matmul_output_passes == chip.efficiency.matmul_output_passes);
     for (std::size_t k = 0; k < loaded.efficiency.collective_streaming.size(); ++k) {
@@ -272,8 +270,7 @@ TEST_CASE("measurements survive a write and a read, and malformed files name the
     m.copies = {{1e6, 1e-4}};
     m.collectives = {{CollectiveKind::all_reduce, 2, 65536, 2e-5}};
     m.sharded = {{{ShardedKind::tp_mlp, 64, 128, 128, 256, 2}, 3e-4}};
-    const auto dir = std::filesystem::temp_directory_path() / ("ridgeline_calib_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
+    const auto dir = test::scratch_dir("calib");
     const auto path = dir / "m.json";
     write_file_atomically(path, measurements_json(m));
     const Measurements back = load_measurements(path);

@@ -7,27 +7,17 @@
 #include <fstream>
 #include <set>
 
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
 
 using nlohmann::json;
+using ridgeline::test::read_json;
 using ridgeline::test::run_ridgeline;
 
 namespace {
 
-std::filesystem::path scratch() {
-    const auto dir = std::filesystem::temp_directory_path() / ("ridgeline_calib_cli_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    return dir;
-}
-
-json read_json(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    return json::parse(in);
-}
+std::filesystem::path scratch() { return ridgeline::test::scratch_dir("calib_cli"); }
 
 }  // namespace
 

@@ -13,27 +13,17 @@
 #include "test_support.hpp"
 
 using nlohmann::json;
-
-
+using ridgeline::test::read_json;
 using ridgeline::test::run_ridgeline;
 
 namespace {
 
-std::filesystem::path scratch_dir() {
-    const auto dir = std::filesystem::temp_directory_path() / ("ridgeline_cli_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    return dir;
-}
+std::filesystem::path scratch_dir() { return ridgeline::test::scratch_dir("cli"); }
 
 std::string write_file(const std::string& name, const std::string& text) {
     const auto path = scratch_dir() / name;
     std::ofstream(path) << text;
     return path.string();
-}
-
-json read_json(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    return json::parse(in);
 }
 
 json shipped_model() { return read_json(ridgeline::test::source_dir() / "models" / "llama3-8b.json"); }

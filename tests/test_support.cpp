@@ -16,6 +16,17 @@
 
 namespace ridgeline::test {
 
+std::filesystem::path scratch_dir(const std::string& name) {
+    const auto dir = std::filesystem::temp_directory_path() / ("ridgeline_" + name + "_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+nlohmann::json read_json(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    return nlohmann::json::parse(in);
+}
+
 CommandResult run_ridgeline(const std::string& arguments) {
     const auto err_path = std::filesystem::temp_directory_path() / ("ridgeline_test_err_" + std::to_string(::getpid()));
     const std::string command = std::string(RIDGELINE_BINARY) + " " + arguments + " 2>" + err_path.string();

@@ -21,6 +21,10 @@ struct CommandResult {
 // Runs the ridgeline binary with `arguments` (already shell-quoted where needed).
 CommandResult run_ridgeline(const std::string& arguments);
 
+// A directory of this test process for files it writes ("ridgeline_<name>_<pid>"), created.
+std::filesystem::path scratch_dir(const std::string& name);
+nlohmann::json read_json(const std::filesystem::path& path);
+
 // Runs every scaling-book reference case whose topic is in `topics` through the function named
 // by its id (each must have one), checking the expected value within the case's tolerance.
 // Returns how many were checked.
