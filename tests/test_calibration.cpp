@@ -12,7 +12,6 @@
 #include <thread>
 #include <vector>
 
-
 #include "calibration/fit.hpp"
 #include "calibration/holdout.hpp"
 #include "calibration/measurements.hpp"
