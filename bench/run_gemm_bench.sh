@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs the GEMM benchmark (Release): the calibration GEMM path (Eigen, one thread)
+# Builds and runs the GEMM benchmark (Release): the calibration GEMM path (OpenBLAS or Eigen, one thread)
 # against OpenBLAS sgemm (one thread) on the same shapes, as ratios measured in the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
