@@ -91,11 +91,11 @@ TEST_CASE("data parallelism reduces gradients once per step: all-reduce (ZeRO-0)
     Strategy zero0 = resolve_strategy("dp", test::source_dir());
     zero0.optimizer_shard_axes.clear();
     const LayerWork plain = derive_layer_work(small_model(), zero0, {{"data", 8}}, {2, 512, 2, 2, 2}, false);
-    CHECK(count(plain, CollectiveKind::all_reduce, CommPhase::per_step, "data") == 4);
+    CHECK(count(plain, CollectiveKind::all_reduce, CommPhase::gradient, "data") == 4);
     CHECK(count(plain, CollectiveKind::all_reduce, CommPhase::forward, "data") == 0);
     const LayerWork zero1 = derive("dp", {{"data", 8}});
-    CHECK(count(zero1, CollectiveKind::reduce_scatter, CommPhase::per_step, "data") == 4);
-    CHECK(count(zero1, CollectiveKind::all_gather, CommPhase::per_step, "data") == 4);
+    CHECK(count(zero1, CollectiveKind::reduce_scatter, CommPhase::gradient, "data") == 4);
+    CHECK(count(zero1, CollectiveKind::all_gather, CommPhase::optimizer, "data") == 4);
 }
 
 TEST_CASE("an ideal chip: MFU below 1, the step no shorter than its FLOPs at peak") {

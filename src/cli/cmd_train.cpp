@@ -18,6 +18,8 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         double seq_len = 8192, global_batch_tokens = 0, global_batch_seqs = 0, train_tokens = 0;
         PlanSpec plan;
         std::string recompute = "none", schedule = "1f1b", precision = "bf16";
+        int zero = 1;
+        std::string reshard;
         bool no_overlap = false, json = false;
         std::string scenario, topology, placement;
     };
@@ -40,7 +42,9 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--fsdp", f->plan.fsdp, "parameter-sharding degree (ZeRO-3)")->check(CLI::PositiveNumber);
     c->add_option("--etp", f->plan.etp, "tensor parallelism inside experts: 1, or tp (default)")->check(CLI::PositiveNumber);
     c->add_option("--vpp", f->plan.vpp, "virtual pipeline stages per rank (interleaved 1F1B)")->check(CLI::PositiveNumber);
-    c->add_option("--zero", f->plan.zero, "ZeRO stage 0-3")->check(CLI::Range(0, 3));
+    c->add_option("--zero", f->zero, "ZeRO stage 0-3 (default: 3 with --fsdp, else 1)")->check(CLI::Range(0, 3));
+    c->add_option("--reshard-after-forward", f->reshard, "on: gather fsdp-sharded weights again for the backward pass (default); off: keep them")
+        ->check(CLI::IsMember({"on", "off"}));
     c->add_flag("--sp", f->plan.sequence_parallel, "Megatron sequence parallelism");
     c->add_option("--micro-batch", f->plan.micro_batch_seqs, "sequences per micro-batch per replica")->check(CLI::Range(1.0, 1e9));
     c->add_option("--recompute", f->recompute, "none, selective or full")->check(CLI::IsMember({"none", "selective", "full"}));
@@ -91,7 +95,8 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         if (given("--fsdp")) p.fsdp = f->plan.fsdp;
         if (given("--etp")) p.etp = f->plan.etp;
         if (given("--vpp")) p.vpp = f->plan.vpp;
-        if (given("--zero")) p.zero = f->plan.zero;
+        if (given("--zero")) p.zero = f->zero;
+        if (given("--reshard-after-forward")) p.reshard_after_forward = f->reshard == "on";
         if (given("--sp")) p.sequence_parallel = true;
         if (given("--micro-batch")) p.micro_batch_seqs = f->plan.micro_batch_seqs;
         if (given("--recompute")) p.recompute = *parse_recompute(f->recompute);

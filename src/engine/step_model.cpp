@@ -28,23 +28,29 @@ double optimizer_shards(const LayoutCosts& l, const StepKnobs& k) { return k.zer
 
 }  // namespace
 
+double forward_compute_s(const LayoutCosts& l) { return l.matmul_fwd_s + l.attention_fwd_s + l.elementwise_fwd_s + l.launches_fwd_s; }
+
+double backward_compute_s(const LayoutCosts& l) {
+    return kMatmulBackwardRatio * l.matmul_fwd_s + kAttentionBackwardRatio * l.attention_fwd_s +
+           kMatmulBackwardRatio * (l.elementwise_fwd_s + l.launches_fwd_s);
+}
+
 MemoryBreakdown estimate_memory(const LayoutCosts& l, const StepKnobs& k) {
     MemoryBreakdown m;
     const double gradient_shards = k.zero_stage >= 2 ? l.optimizer_shard_size : 1.0;
-    m.parameters_bytes = l.local_params * 2.0;
-    m.gradients_bytes = l.local_params * 4.0 / gradient_shards;  // fp32 accumulation
-    m.optimizer_bytes = k.offload_optimizer ? 0.0 : l.local_params * 12.0 / optimizer_shards(l, k);  // master + 2 moments
+    const TrainingPrecision& p = l.precision;
+    m.parameters_bytes = l.local_params * p.param_bytes;
+    m.gradients_bytes = l.local_params * p.grad_bytes / gradient_shards;
+    m.optimizer_bytes = k.offload_optimizer ? 0.0 : l.local_params * (p.master_bytes + p.optimizer_bytes) / optimizer_shards(l, k);
     m.activations_bytes = l.activation_bytes_per_layer[index(k.recompute)] * l.layers_per_stage * in_flight_microbatches(l, k);
-    m.buffers_bytes = l.logits_buffer_bytes +
-                      (l.fsdp_size > 1 ? 2.0 * l.layer_weight_elements * l.fsdp_size * 2.0 : 0.0);  // two gathered layers in flight
+    m.buffers_bytes = l.logits_buffer_bytes + l.gathered_weight_bytes;
     return m;
 }
 
 double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& parts) {
-    const double compute_fwd = l.matmul_fwd_s + l.attention_fwd_s + l.elementwise_fwd_s + l.launches_fwd_s;
-    // Backward: two GEMMs per matmul, attention ~2.5x (it recomputes the probabilities).
-    const double matmul_bwd = 2.0 * l.matmul_fwd_s, attention_bwd = 2.5 * l.attention_fwd_s;
-    const double compute_bwd = matmul_bwd + attention_bwd + 2.0 * l.elementwise_fwd_s + 2.0 * l.launches_fwd_s;
+    const double compute_fwd = forward_compute_s(l);
+    const double matmul_bwd = kMatmulBackwardRatio * l.matmul_fwd_s, attention_bwd = kAttentionBackwardRatio * l.attention_fwd_s;
+    const double compute_bwd = backward_compute_s(l);
     double recompute = 0;
     if (k.recompute == Recompute::full) recompute = compute_fwd;
     if (k.recompute == Recompute::selective) recompute = l.attention_fwd_s + l.elementwise_fwd_s;
@@ -69,9 +75,9 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     // Once per step: gradient reduction under the last backward pass, weight gathers under the next forward.
     const double step_comm = exposed(layers * l.gradient_comm_s, stage_bwd, k.overlap_data_parallel) +
                              exposed(layers * l.gather_comm_s, stage_fwd, k.overlap_data_parallel);
-    // Optimizer: Adam streams the local master weights, gradients and moments through HBM once.
     const double optimizer_params = l.local_params / optimizer_shards(l, k);
-    const double optimizer_s = k.offload_optimizer ? optimizer_params * 16.0 / l.host_link_Bps : optimizer_params * 30.0 / l.hbm_Bps;
+    const double optimizer_s = k.offload_optimizer ? optimizer_params * l.precision.offload_traffic_bytes_per_param() / l.host_link_Bps
+                                                   : optimizer_params * l.precision.update_traffic_bytes_per_param() / l.hbm_Bps;
 
     const double m = k.microbatches;
     parts[index(StepPart::matmuls)] = m * layers * (l.matmul_fwd_s + matmul_bwd) + m * l.logits_s;

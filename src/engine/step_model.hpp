@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 
+#include "model/training_state.hpp"
 #include "model/transformer_math.hpp"
 
 namespace ridgeline {
@@ -33,6 +34,8 @@ struct LayoutCosts {
     double optimizer_shard_size = 1;   // data-parallel axes (not fsdp) that ZeRO-1/2 shard over
     std::array<double, 3> activation_bytes_per_layer{};  // by Recompute
     double logits_buffer_bytes = 0;
+    double gathered_weight_bytes = 0;  // fsdp-gathered layers held at once
+    TrainingPrecision precision = TrainingPrecision::fp32_gradient_accumulation();
     double hbm_bytes = 0;
     // Rates.
     double hbm_Bps = 1;
@@ -74,6 +77,14 @@ struct MemoryBreakdown {
         return parameters_bytes + gradients_bytes + optimizer_bytes + activations_bytes + buffers_bytes;
     }
 };
+
+// Backward over forward: a matmul's backward is two GEMMs of its size (input and weight
+// gradients); fused attention's recomputes the probabilities as well (FlashAttention-2, Dao 2023).
+inline constexpr double kMatmulBackwardRatio = 2.0;
+inline constexpr double kAttentionBackwardRatio = 2.5;
+// One average layer's compute for one micro-batch.
+[[nodiscard]] double forward_compute_s(const LayoutCosts& layout);
+[[nodiscard]] double backward_compute_s(const LayoutCosts& layout);
 
 [[nodiscard]] MemoryBreakdown estimate_memory(const LayoutCosts& layout, const StepKnobs& knobs);
 

@@ -112,8 +112,8 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
 
     for (const DerivedCollective& c : work.collectives) {
         const CollectiveCost& cc = cost(c);
-        if (c.phase == CommPhase::per_step) {
-            (c.kind == CollectiveKind::all_gather ? t.per_step.weight_gathers : t.per_step.gradients) += cc.time_s();
+        if (c.phase == CommPhase::gradient || c.phase == CommPhase::optimizer) {
+            (c.phase == CommPhase::optimizer ? t.per_step.weight_gathers : t.per_step.gradients) += cc.time_s();
             if (!cc.bottleneck.empty()) t.per_step.level = cc.bottleneck;
             continue;
         }
@@ -204,6 +204,12 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
         l.hardware_flops_per_token[static_cast<std::size_t>(mode)] = training_flops_with_recompute(model, s_.seq_len, true, mode);
     }
     l.logits_buffer_bytes = tokens_per_replica * vocab_local * 4.0;  // fp32 logits
+    // Gathered weights: two layers in flight (one in use, the next prefetched), or every layer of
+    // the stage when they are kept from the forward pass to the backward.
+    if (l.fsdp_size > 1) {
+        const double layers_held = plan.reshard_after_forward ? 2.0 : std::max(2.0, l.layers_per_stage);
+        l.gathered_weight_bytes = layers_held * l.layer_weight_elements * l.fsdp_size * l.precision.param_bytes;
+    }
     l.hbm_bytes = s_.chip.hbm_bytes;
     l.hbm_Bps = hbm_Bps();
     l.host_link_Bps = s_.chip.host_link_Bps;
@@ -252,6 +258,7 @@ LayoutWork derive_layout_work(const TrainingScenario& s) {
     MicroBatch workload;
     workload.micro_batch_seqs = s.plan.micro_batch_seqs;
     workload.seq_len = s.seq_len;
+    workload.reshard_after_forward = s.plan.reshard_after_forward;
     LayoutWork work;
     work.dense = derive_layer_work(s.model, s.strategy, s.plan.axes, workload, false);
     work.moe = s.model.moe ? derive_layer_work(s.model, s.strategy, s.plan.axes, workload, true) : work.dense;
@@ -315,8 +322,7 @@ TrainingReport simulate_training(const TrainingScenario& scenario) {
             report.bound = c.bound;
         }
     const double per_layer_microbatches = knobs.microbatches * l.layers_per_stage;
-    report.per_layer = {l.matmul_fwd_s + l.attention_fwd_s + l.elementwise_fwd_s + l.launches_fwd_s,
-                        2.0 * l.matmul_fwd_s + 2.5 * l.attention_fwd_s + 2.0 * l.elementwise_fwd_s + 2.0 * l.launches_fwd_s,
+    report.per_layer = {forward_compute_s(l), backward_compute_s(l),
                         part(StepPart::recompute) / per_layer_microbatches,
                         (part(StepPart::tensor_comm) + part(StepPart::context_comm) + part(StepPart::expert_comm) +
                          part(StepPart::weight_gathers)) / per_layer_microbatches};

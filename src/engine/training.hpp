@@ -27,6 +27,7 @@ struct TrainingPlan {
     std::vector<std::int64_t> stage_layers;  // uneven split over the pipeline ranks (empty: even)
     Recompute recompute = Recompute::none;
     int zero_stage = 0;
+    bool reshard_after_forward = true;  // gather fsdp-sharded weights again for the backward pass
     bool offload_optimizer = false;
     Dtype compute = Dtype::bf16;        // matmul arithmetic (fp8: GEMMs only)
     bool overlap_data_parallel = true;  // gradient reduction and weight gathers under compute

@@ -56,8 +56,14 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
     if (plan.has("stage_layers")) p.stage_layers = plan.positive_int_list("stage_layers");
     else plan.allow("stage_layers");
     p.sequence_parallel = plan.boolean("sequence_parallel", false);
-    p.zero = static_cast<int>(plan.non_negative_int("zero", 1));
-    if (p.zero > 3) plan.fail("zero", "expected 0, 1, 2 or 3");
+    if (plan.has("zero")) {
+        p.zero = static_cast<int>(plan.non_negative_int("zero", 1));
+        if (*p.zero > 3) plan.fail("zero", "expected 0, 1, 2 or 3");
+    } else {
+        plan.allow("zero");
+    }
+    if (plan.has("reshard_after_forward")) p.reshard_after_forward = plan.boolean("reshard_after_forward", true);
+    else plan.allow("reshard_after_forward");
     p.recompute = parse_choice(plan, "recompute", parse_recompute, "none", "none, selective or full");
     p.schedule = parse_choice(plan, "schedule", parse_schedule, "1f1b", "gpipe, 1f1b or interleaved");
     p.precision = parse_choice(plan, "precision", [](const std::string& t) { return parse_dtype(t); }, "bf16", "bf16, fp16 or fp8");

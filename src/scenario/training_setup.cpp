@@ -86,7 +86,10 @@ TrainingPlan make_training_plan(const PlanSpec& p, std::int64_t chips, double gl
         throw InputError(origin, "stage_layers", "an uneven split is given per pipeline rank; drop vpp");
     plan.schedule = p.vpp > 1 ? PipelineSchedule::interleaved : p.schedule;
     plan.recompute = p.recompute;
-    plan.zero_stage = p.fsdp > 1 ? 3 : p.zero;
+    plan.zero_stage = p.zero.value_or(p.fsdp > 1 ? 3 : 1);
+    if (p.reshard_after_forward && p.fsdp == 1)
+        throw InputError(origin, "reshard_after_forward", "only weights sharded over fsdp are gathered again; fsdp is 1");
+    plan.reshard_after_forward = p.reshard_after_forward.value_or(true);
     plan.offload_optimizer = p.offload_optimizer;
     plan.compute = p.precision;
     plan.overlap_data_parallel = p.overlap;

@@ -19,7 +19,8 @@ struct PlanSpec {
     std::int64_t vpp = 1;
     std::vector<std::int64_t> stage_layers;  // an uneven pipeline split (empty: even)
     bool sequence_parallel = false;
-    int zero = 1;
+    std::optional<int> zero;  // ZeRO stage; unset: 3 with fsdp, else 1
+    std::optional<bool> reshard_after_forward;  // fsdp only; unset: reshard (ZeRO-3)
     Recompute recompute = Recompute::none;
     double micro_batch_seqs = 0;  // 0: one per replica with pipelining, else the whole replica batch
     PipelineSchedule schedule = PipelineSchedule::one_f_one_b;

@@ -72,6 +72,17 @@ struct Context {
         if (size(axes) <= 1) return;
         work.collectives.push_back({std::move(what), kind, axes, bytes, phase, role});
     }
+    // The matmul being derived holds these shares of its weight as separate projections (q, k, v;
+    // gate, up) when the stack does not fuse them; {1} when it does.
+    std::vector<double> projections{1.0};
+    // A collective of the matmul's weight or output: one per projection, each its share.
+    void add_split(const std::string& what, CollectiveKind kind, const AxisList& axes, double bytes, CommPhase phase, CommRole role) {
+        for (double share : projections) add(what, kind, axes, bytes * share, phase, role);
+    }
+    // The input's gradient: each projection contributes a whole partial sum, reduced on its own.
+    void add_each(const std::string& what, CollectiveKind kind, const AxisList& axes, double bytes, CommPhase phase, CommRole role) {
+        for (std::size_t i = 0; i < projections.size(); ++i) add(what, kind, axes, bytes, phase, role);
+    }
 };
 
 // Weight gradients are partial over the axes that split the tokens but not the weight: reduced
@@ -84,29 +95,32 @@ void reduce_gradients(Context& c, const std::string& name, const AxisList& token
     const double grad_bytes = local_weight_elements * ws.grad_bytes;
     const AxisList sharded = intersect(grad_axes, c.strategy.optimizer_shard_axes);
     const AxisList replicated = minus(grad_axes, sharded);
-    c.add(name + ": reduce-scatter gradients (sharded optimizer)", CollectiveKind::reduce_scatter, sharded, grad_bytes,
-          CommPhase::per_step, CommRole::weights);
-    c.add(name + ": all-gather updated weights", CollectiveKind::all_gather, sharded, local_weight_elements * ws.weight_bytes,
-          CommPhase::per_step, CommRole::weights);
-    c.add(name + ": all-reduce gradients", CollectiveKind::all_reduce, replicated, grad_bytes, CommPhase::per_step, CommRole::weights);
+    c.add_split(name + ": reduce-scatter gradients (sharded optimizer)", CollectiveKind::reduce_scatter, sharded, grad_bytes,
+                CommPhase::gradient, CommRole::weights);
+    c.add_split(name + ": all-gather updated weights", CollectiveKind::all_gather, sharded, local_weight_elements * ws.weight_bytes,
+                CommPhase::optimizer, CommRole::weights);
+    c.add_split(name + ": all-reduce gradients", CollectiveKind::all_reduce, replicated, grad_bytes, CommPhase::gradient,
+                CommRole::weights);
 }
 
-// A weight sharded over `axes` where the matmul needs it whole: gathered before the forward and
-// again before the backward use (ZeRO-3 keeps only the shard), its gradient reduce-scattered back.
+// A weight sharded over `axes` where the matmul needs it whole: gathered before the forward and,
+// resharded after it (ZeRO-3), again before the backward use; its gradient reduce-scattered back.
 void gather_weight(Context& c, const std::string& what, const Tensor& w, const AxisList& axes) {
     const double bytes = c.group_bytes(w, axes, c.workload.weight_bytes);
-    c.add(what + ": all-gather weight", CollectiveKind::all_gather, axes, bytes, CommPhase::forward, CommRole::weights);
-    c.add(what + ": all-gather weight again", CollectiveKind::all_gather, axes, bytes, CommPhase::backward, CommRole::weights);
-    c.add(what + ": reduce-scatter weight gradient", CollectiveKind::reduce_scatter, axes,
-          c.group_bytes(w, axes, c.workload.grad_bytes), CommPhase::backward, CommRole::weights);
+    c.add_split(what + ": all-gather weight", CollectiveKind::all_gather, axes, bytes, CommPhase::forward, CommRole::weights);
+    if (c.workload.reshard_after_forward)
+        c.add_split(what + ": all-gather weight again", CollectiveKind::all_gather, axes, bytes, CommPhase::backward, CommRole::weights);
+    c.add_split(what + ": reduce-scatter weight gradient", CollectiveKind::reduce_scatter, axes,
+                c.group_bytes(w, axes, c.workload.grad_bytes), CommPhase::backward, CommRole::weights);
 }
 
-// An activation sharded over `axes` where the matmul needs it whole: gathered forward, its
-// gradient reduce-scattered backward (the transpose).
+// An activation sharded over `axes` where the matmul needs it whole: gathered forward (and kept
+// for the weight gradient), its gradient reduce-scattered backward (the transpose).
 void gather_input(Context& c, const std::string& what, const Tensor& x, const AxisList& axes) {
     const double bytes = c.group_bytes(x, axes, c.workload.activation_bytes);
     c.add(what + ": all-gather input", CollectiveKind::all_gather, axes, bytes, CommPhase::forward, CommRole::activations);
-    c.add(what + ": reduce-scatter input gradient", CollectiveKind::reduce_scatter, axes, bytes, CommPhase::backward, CommRole::activations);
+    c.add_each(what + ": reduce-scatter input gradient", CollectiveKind::reduce_scatter, axes, bytes, CommPhase::backward,
+               CommRole::activations);
 }
 
 // y[batch, seq, out] = x[batch, seq, contract] @ w[contract, out]
@@ -136,15 +150,26 @@ void derive_matmul(Context& c, const std::string& name, const Tensor& x, const T
     // Output dimension: weight axes the output does not shard are gathered.
     const AxisList gather_w_out = minus(w.spec.on(out), y.spec.on(out));
     if (!gather_w_out.empty()) gather_weight(c, name + " (output dim)", w_eff, gather_w_out);
-    // Partial sums: scattered where the output is sharded on the same axis, else all-reduced.
+    // Partial sums: scattered where the output is sharded on the same axis, else all-reduced. The
+    // backward needs the output's gradient whole on those axes: the scatter's transpose gathers it.
     if (!partial.empty()) {
         const bool scattered = !intersect(all_axes(y.spec), partial).empty();
         const double unreduced = y.elements() * ws.activation_bytes / c.size(minus(all_axes(y.spec), partial));
-        c.add(name + (scattered ? ": reduce-scatter partial output" : ": all-reduce partial output"),
-              scattered ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, partial, unreduced, CommPhase::forward, CommRole::activations);
-        c.add(name + (scattered ? ": all-gather output gradient" : ": all-reduce input gradient"),
-              scattered ? CollectiveKind::all_gather : CollectiveKind::all_reduce, partial, unreduced, CommPhase::backward, CommRole::activations);
+        c.add_split(name + (scattered ? ": reduce-scatter partial output" : ": all-reduce partial output"),
+                    scattered ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, partial, unreduced, CommPhase::forward,
+                    CommRole::activations);
+        if (scattered)
+            c.add_split(name + ": all-gather output gradient", CollectiveKind::all_gather, partial, unreduced, CommPhase::backward,
+                        CommRole::activations);
     }
+    // Input gradient dx = dy w^T contracts over the output dimension: partial over the axes that
+    // split both w's and y's output dim. Where x was gathered over them, the gather's transpose
+    // reduce-scatters it; else (x replicated there, Megatron's column-parallel layer) all-reduced.
+    const AxisList dx_partial = minus(intersect(w_eff.spec.on(out), y.spec.on(out)), all_axes(x.spec));
+    if (!dx_partial.empty())
+        c.add_each(name + ": all-reduce input gradient", CollectiveKind::all_reduce, dx_partial,
+                   x.elements() * ws.activation_bytes / c.size(minus(all_axes(x.spec), dx_partial)), CommPhase::backward,
+                   CommRole::activations);
     AxisList token_axes = x_eff.spec.on(D::batch);
     for (const auto& axis : x_eff.spec.on(D::seq)) token_axes.push_back(axis);
     reduce_gradients(c, name, token_axes, all_axes(w.spec), w.elements() / c.size(all_axes(w.spec)));
@@ -196,7 +221,9 @@ void derive_dense_mlp(Context& c, const ModelSpec& model, const Tensor& residual
     const double up = model.mlp == MlpKind::gated ? 2.0 * width : width;
     const Tensor hidden_up = make("mlp_hidden", s.mlp_hidden, {{D::batch, batch}, {D::seq, S}, {D::mlp, up}});
     const Tensor hidden = make("mlp_hidden", s.mlp_hidden, {{D::batch, batch}, {D::seq, S}, {D::mlp, width}});
+    if (!c.workload.fused_projections && model.mlp == MlpKind::gated) c.projections = {0.5, 0.5};  // gate, up
     derive_matmul(c, prefix + "mlp_in", residual, make("w_mlp_in", s.w_mlp_in, {{D::embed, Dm}, {D::mlp, up}}), hidden_up, D::embed, D::mlp);
+    c.projections = {1.0};
     derive_matmul(c, prefix + "mlp_out", hidden, make("w_mlp_out", s.w_mlp_out, {{D::mlp, width}, {D::embed, Dm}}), residual, D::mlp, D::embed);
 }
 
@@ -269,7 +296,10 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
     const Tensor residual = make("residual", s.residual, {{D::batch, batch}, {D::seq, S}, {D::embed, Dm}});
     const Tensor attn_in = make("attention", s.attention, {{D::batch, batch}, {D::seq, S}, {D::heads, qkv_width}});
     const Tensor attn_out = make("attention", s.attention, {{D::batch, batch}, {D::seq, S}, {D::heads, out_width}});
+    if (!workload.fused_projections && !model.mla)
+        c.projections = {N * qk_head / qkv_width, kv_heads * qk_head / qkv_width, kv_heads * v_head / qkv_width};
     derive_matmul(c, "qkv", residual, make("w_qkv", s.w_qkv, {{D::embed, Dm}, {D::heads, qkv_width}}), attn_in, D::embed, D::heads);
+    c.projections = {1.0};
 
     // Attention core on the local heads and queries; keys come from the whole sequence.
     const double local_heads = N / c.size(s.attention.on(D::heads));

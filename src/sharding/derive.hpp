@@ -17,7 +17,9 @@ namespace ridgeline {
 
 using AxisSizes = std::map<std::string, std::int64_t>;
 
-enum class CommPhase { forward, backward, per_step };
+// Once per step: gradient reductions after the last backward pass, then the optimizer's
+// gather of the updated weights where ZeRO shards them.
+enum class CommPhase { forward, backward, gradient, optimizer };
 // What a collective moves, which decides what compute can hide it: layer activations (tensor
 // parallelism), keys and values between context ranks, routed tokens, or weights and gradients.
 enum class CommRole { activations, context, experts, weights };
@@ -54,6 +56,12 @@ struct MicroBatch {
     double activation_bytes = 2;  // per element moved by activation collectives
     double weight_bytes = 2;      // per element moved by weight gathers
     double grad_bytes = 2;        // per element of gradient reductions
+    // ZeRO-3 / PyTorch FSDP gather sharded weights again for the backward pass; false keeps the
+    // forward's gathered weights until then (XLA without rematerialisation), at their memory cost.
+    bool reshard_after_forward = true;
+    // q/k/v and gate/up as one weight each (Megatron, MaxText's fused layers) or as separate
+    // projections, whose input gradients are reduced one by one.
+    bool fused_projections = true;
 };
 
 // InputError naming the strategy's axis when a size does not divide the dimension it splits.
