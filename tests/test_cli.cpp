@@ -374,6 +374,8 @@ TEST_CASE("train --scenario: a job file gives the same answer as the same flags,
     CHECK(overridden["plan"]["axes"]["tensor"] == 4);
     CHECK(overridden["plan"]["axes"]["fsdp"] == 128);
 
+    expect_refusal("train --scenario " + file + " --fsdp 1 --reshard-after-forward off", {"reshard_after_forward", "fsdp"});
+
     json uneven = read_json(ridgeline::test::source_dir() / "scenarios" / "llama3-405b-h100-16k.json");
     uneven["plan"]["stage_layers"][0] = 9;  // 7 -> 9: now 128 layers
     const std::string uneven_path = write_file("uneven-scenario.json", uneven.dump());

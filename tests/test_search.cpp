@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
 #include "model/model_catalog.hpp"
+#include "search/search_front.hpp"
 #include "search/train_search.hpp"
 #include "sharding/strategy_file.hpp"
 #include "test_support.hpp"
@@ -175,6 +176,52 @@ TEST_CASE("every top plan simulates through the train path to the step time and 
         CHECK(r.fits);
     }
     for (std::size_t i = 1; i < result.top.size(); ++i) CHECK(result.top[i - 1].step_time_s <= result.top[i].step_time_s);
+}
+
+TEST_CASE("the top K lists a plan once: other axis orders costing the same within 0.1% are counted, the best kept") {
+    const auto plan = [](std::int64_t tp, std::uint8_t inner, double step_s, std::uint64_t ordinal) {
+        SearchedPlan p;
+        p.tp = tp;
+        p.placed_axes = 2;
+        p.placement = {inner, static_cast<std::uint8_t>(1 - inner), 0, 0, 0, 0};
+        p.step_time_s = step_s;
+        p.memory_bytes = 1e9;
+        p.ordinal = ordinal;
+        return p;
+    };
+    TopPlans top(3);
+    for (const SearchedPlan& p : {plan(8, 0, 1.0, 1), plan(8, 1, 1.0005, 2), plan(4, 0, 1.0002, 3), plan(8, 1, 0.9999, 4),
+                                  plan(2, 0, 1.001, 5), plan(2, 1, 1.02, 6)})
+        if (top.admits(p.step_time_s, p.memory_bytes, p.ordinal)) top.insert(p);
+    REQUIRE(top.plans().size() == 3);
+    CHECK(top.plans()[0].ordinal == 4);  // the fastest order of tp8, standing for three
+    CHECK(top.plans()[0].other_orders == 2);
+    CHECK(top.plans()[1].ordinal == 3);
+    CHECK(top.plans()[1].other_orders == 0);
+    CHECK(top.plans()[2].ordinal == 5);  // tp2's other order is 2% slower: a plan of its own, below the cut
+    CHECK(top.plans()[2].other_orders == 0);
+}
+
+TEST_CASE("a real search's top K holds no two orders of one plan that cost the same") {
+    TrainSearchSpec spec = spec_on("dgx-h100", 32, mid_model());
+    spec.global_batch_seqs = 64;
+    spec.top_k = 20;
+    const TrainSearchResult result = search_training(spec);
+    std::uint32_t merged = 0;
+    for (std::size_t i = 0; i < result.top.size(); ++i) {
+        merged += result.top[i].other_orders;
+        for (std::size_t j = i + 1; j < result.top.size(); ++j) {
+            const SearchedPlan& a = result.top[i];
+            const SearchedPlan& b = result.top[j];
+            const bool same_knobs = a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.cp == b.cp && a.fsdp == b.fsdp &&
+                                    a.sequence_parallel == b.sequence_parallel && a.zero == b.zero &&
+                                    a.micro_batch_seqs == b.micro_batch_seqs && a.recompute == b.recompute &&
+                                    a.schedule == b.schedule && a.vpp == b.vpp && a.overlap == b.overlap &&
+                                    a.tp_overlap == b.tp_overlap && a.offload_optimizer == b.offload_optimizer;
+            CHECK_FALSE((same_knobs && std::abs(a.step_time_s - b.step_time_s) <= 1e-3 * a.step_time_s));
+        }
+    }
+    CHECK(merged > 0);
 }
 
 TEST_CASE("the Pareto front trades memory for time and ends at the fastest plan") {

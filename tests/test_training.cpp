@@ -152,6 +152,37 @@ TEST_CASE("memory per chip: 2 + 4 + 12 bytes per parameter, optimizer sharded by
     CHECK(report.memory.total_bytes() > report.hbm_bytes);
 }
 
+TEST_CASE("fsdp weights kept from the forward pass: one gather fewer, every layer of the stage held gathered") {
+    TrainingSetup setup = setup_for("llama3-8b", "h100", 8);
+    setup.plan.fsdp = 8;
+    const auto run = [&](bool reshard) {
+        setup.plan.reshard_after_forward = reshard;
+        return simulate_training(build_training_scenario(setup, test::source_dir(), "test"));
+    };
+    const TrainingReport resharded = run(true), kept = run(false);
+    // One layer's weights by hand: q and o (d x d), k and v (d x kv_heads x head_dim), gated MLP 3 x d x ff.
+    const double d = 4096, kv = 8 * 128, ff = 14336;
+    const double layer_params = 2 * d * d + 2 * d * kv + 3 * d * ff;
+    // 32 layers gathered at once instead of two in flight, 2 bytes per weight.
+    CHECK(kept.memory.buffers_bytes - resharded.memory.buffers_bytes == doctest::Approx((32 - 2) * layer_params * 2));
+    const auto gathers = [](const TrainingReport& r, CommPhase phase) {
+        return std::count_if(r.collectives.begin(), r.collectives.end(), [&](const DerivedCollective& c) {
+            return c.kind == CollectiveKind::all_gather && c.phase == phase;
+        });
+    };
+    CHECK(gathers(kept, CommPhase::forward) == 4);  // qkv, out, mlp in, mlp out
+    CHECK(gathers(kept, CommPhase::backward) == 0);
+    CHECK(gathers(resharded, CommPhase::backward) == 4);
+}
+
+TEST_CASE("an explicit ZeRO stage is kept beside fsdp; unset, fsdp means ZeRO-3") {
+    TrainingSetup setup = setup_for("llama3-8b", "h100", 8);
+    setup.plan.fsdp = 4;
+    CHECK(build_training_scenario(setup, test::source_dir(), "test").plan.zero_stage == 3);
+    setup.plan.zero = 0;
+    CHECK(build_training_scenario(setup, test::source_dir(), "test").plan.zero_stage == 0);
+}
+
 TEST_CASE("plans that do not divide the model or the batch are refused, naming the field") {
     const auto refused = [](TrainingSetup setup, const std::string& field, const std::string& words) {
         try {
@@ -187,6 +218,9 @@ TEST_CASE("plans that do not divide the model or the batch are refused, naming t
     micro.global_batch_seqs = 24;
     micro.plan.micro_batch_seqs = 2;
     refused(micro, "micro_batch", "do not divide");
+    TrainingSetup reshard = setup_for("llama3-8b", "h100", 8);
+    reshard.plan.reshard_after_forward = false;
+    refused(reshard, "reshard_after_forward", "fsdp is 1");
 }
 
 TEST_CASE("experts: tokens gathered over the expert-tensor ranks, routed k ways, spread over the local experts") {

@@ -76,7 +76,8 @@ std::string knobs_text(const SearchedPlan& p) {
 std::string placement_text(const SearchedPlan& p) {
     std::string text;
     for (std::uint8_t i = 0; i < p.placed_axes; ++i) text += (i ? "," : "") + std::string(search_axis_name(p.placement[i]));
-    return text.empty() ? "-" : text;
+    if (text.empty()) return "-";
+    return p.other_orders > 0 ? text + " (+" + std::to_string(p.other_orders) + " orders alike)" : text;
 }
 
 nlohmann::json plan_document(const SearchedPlan& p) {
@@ -88,6 +89,7 @@ nlohmann::json plan_document(const SearchedPlan& p) {
                           {"uneven_pipeline", p.uneven_pipeline}};
     doc["placement"] = nlohmann::json::array();
     for (std::uint8_t i = 0; i < p.placed_axes; ++i) doc["placement"].push_back(search_axis_name(p.placement[i]));
+    doc["other_placements_alike"] = p.other_orders;
     return doc;
 }
 

@@ -71,6 +71,7 @@ nlohmann::json training_document(const TrainingScenario& s, const TrainingReport
     doc["plan"]["microbatches"] = s.plan.microbatches;
     doc["plan"]["recompute"] = recompute_name(s.plan.recompute);
     doc["plan"]["zero"] = s.plan.zero_stage;
+    doc["plan"]["reshard_after_forward"] = s.plan.reshard_after_forward;
     doc["plan"]["precision"] = dtype_name(s.plan.compute);
     doc["seq_len"] = s.seq_len;
     doc["global_batch_seqs"] = s.global_batch_seqs;

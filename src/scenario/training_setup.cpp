@@ -88,7 +88,7 @@ TrainingPlan make_training_plan(const PlanSpec& p, std::int64_t chips, double gl
     plan.recompute = p.recompute;
     plan.zero_stage = p.zero.value_or(p.fsdp > 1 ? 3 : 1);
     if (p.reshard_after_forward && p.fsdp == 1)
-        throw InputError(origin, "reshard_after_forward", "only weights sharded over fsdp are gathered again; fsdp is 1");
+        throw InputError(origin, "reshard_after_forward", "needs weights sharded over fsdp to gather again, and fsdp is 1");
     plan.reshard_after_forward = p.reshard_after_forward.value_or(true);
     plan.offload_optimizer = p.offload_optimizer;
     plan.compute = p.precision;

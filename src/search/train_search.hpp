@@ -75,6 +75,7 @@ struct SearchedPlan {
     double step_time_s = 0;
     double memory_bytes = 0;
     std::uint64_t ordinal = 0;                 // position in the enumeration: ties go to the earlier plan
+    std::uint32_t other_orders = 0;            // the same plan in other axis orders, costing the same (top K only)
 };
 
 [[nodiscard]] const char* search_axis_name(std::size_t index);
