@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "collective/link_bytes.hpp"
-#include "engine/training.hpp"
+#include "engine/roofline.hpp"
 #include "hardware/measured_range.hpp"
 #include "topology/cluster.hpp"
 
@@ -13,14 +13,9 @@ namespace ridgeline::calibration {
 CaseTime predict_case(const ChipSpec& chip, const ShardedCase& c) {
     const CaseWork work = case_work(c);
     CaseTime time;
-    const double peak = chip.peak_flops(Dtype::fp32);
-    const double memory_Bps = chip.hbm_bw_Bps * chip.efficiency.hbm;
-    for (const DeviceGemm& g : work.gemms) {
-        const double flops = 2.0 * g.m * g.k * g.n;
-        const double bytes = 4.0 * (g.m * g.k + g.k * g.n + chip.efficiency.matmul_output_passes * g.m * g.n);
-        const double compute_s = flops / (peak * matmul_efficiency(chip.efficiency, Dtype::fp32, g.m, g.k, g.n));
-        time.compute_s += std::max(compute_s, bytes / memory_Bps) + chip.efficiency.kernel_overhead_s;
-    }
+    for (const DeviceGemm& g : work.gemms)
+        time.compute_s += gemm_time(chip, {g.m, g.k, g.n, 1, g.k * g.n}, {Dtype::fp32, Dtype::fp32, Dtype::fp32}).lower_bound_s() +
+                          chip.efficiency.kernel_overhead_s;
     if (!work.collectives.empty()) {
         // The devices of one run form one switched level: the model's NVLink domain.
         Cluster cluster;

@@ -19,6 +19,33 @@ RooflineTime matmul_roofline(const ChipSpec& chip, const MatmulShape& shape, con
     return roofline_time(flops, bytes, chip.peak_flops(dtypes.compute), chip.hbm_bw_Bps);
 }
 
+double matmul_efficiency(const ChipEfficiency& e, Dtype dtype, double m, double k, double n) {
+    const double best = bytes_per_element(dtype) <= 1.0 ? e.matmul_max_fp8 : e.matmul_max;
+    if (e.matmul_half_dim <= 0) return best;
+    // Tiles of about half_dim: a dimension of that size wastes half of each tile's work.
+    const auto tile = [&](double x) { return x / (x + e.matmul_half_dim); };
+    return best * tile(m) * tile(k) * tile(n);
+}
+
+RooflineTime gemm_time(const ChipSpec& chip, const Gemm& g, const MatmulDtypes& dtypes) {
+    const ChipEfficiency& e = chip.efficiency;
+    const double flops = 2.0 * g.rows * g.contract * g.cols * g.instances;
+    const double bytes = (g.rows * g.contract + e.matmul_output_passes * g.rows * g.cols) * g.instances *
+                             bytes_per_element(dtypes.activations) +
+                         g.weight_elements * bytes_per_element(dtypes.weights);
+    return roofline_time(flops, bytes,
+                         chip.peak_flops(dtypes.compute) * matmul_efficiency(e, dtypes.compute, g.rows, g.contract, g.cols),
+                         chip.hbm_bw_Bps * e.hbm);
+}
+
+RooflineTime attention_time(const ChipSpec& chip, double flops, double bytes, double causal_seq_len) {
+    const ChipEfficiency& e = chip.efficiency;
+    // Flash-attention tiles are poorly filled at short sequences (and the causal mask wastes a larger share).
+    const double seq_fill =
+        e.attention_half_seq > 0 && causal_seq_len > 0 ? causal_seq_len / (causal_seq_len + e.attention_half_seq) : 1.0;
+    return roofline_time(flops, bytes, chip.peak_flops(Dtype::bf16) * e.attention * seq_fill, chip.hbm_bw_Bps * e.hbm);
+}
+
 double critical_batch_tokens(const ChipSpec& chip, const MatmulDtypes& dtypes) {
     // FLOPs 2BDF over weight bytes w*DF: intensity 2B/w must reach peak / bandwidth.
     return bytes_per_element(dtypes.weights) / 2.0 * chip.peak_flops(dtypes.compute) / chip.hbm_bw_Bps;

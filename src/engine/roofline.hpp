@@ -40,6 +40,25 @@ struct MatmulDtypes {
 };
 [[nodiscard]] RooflineTime matmul_roofline(const ChipSpec& chip, const MatmulShape& shape, const MatmulDtypes& dtypes);
 
+// The chip's fraction of peak for an m x k x n GEMM: its best large-GEMM efficiency for the dtype,
+// scaled down for dimensions near the tile size.
+[[nodiscard]] double matmul_efficiency(const ChipEfficiency& efficiency, Dtype dtype, double m, double k, double n);
+
+// `instances` GEMMs [rows, contract] x [contract, cols] as the chip's kernel model runs them: the
+// arithmetic at the shape's efficiency, the traffic (inputs once, `weight_elements` weights, the
+// output `matmul_output_passes` times) at the achievable HBM bandwidth. Every command prices GEMMs here.
+struct Gemm {
+    double rows = 0, contract = 0, cols = 0;
+    double instances = 1;
+    double weight_elements = 0;  // weights read (all instances)
+};
+[[nodiscard]] RooflineTime gemm_time(const ChipSpec& chip, const Gemm& gemm, const MatmulDtypes& dtypes);
+
+// Fused attention: `flops` at the chip's attention efficiency (lower at short causal sequences;
+// `causal_seq_len` 0 for one query per sequence, as in decode), `bytes` (KV cache and
+// activations) at the achievable HBM bandwidth.
+[[nodiscard]] RooflineTime attention_time(const ChipSpec& chip, double flops, double bytes, double causal_seq_len);
+
 // The token batch above which a weight-streaming matmul (B << D, F) is compute-bound:
 // intensity 2B / weight_bytes against peak / HBM bandwidth.
 [[nodiscard]] double critical_batch_tokens(const ChipSpec& chip, const MatmulDtypes& dtypes);

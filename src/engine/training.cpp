@@ -6,16 +6,9 @@
 #include "collective/collective_memo.hpp"
 #include "collective/link_bytes.hpp"
 #include "core/error.hpp"
+#include "engine/roofline.hpp"
 
 namespace ridgeline {
-
-double matmul_efficiency(const ChipEfficiency& e, Dtype dtype, double m, double k, double n) {
-    const double best = bytes_per_element(dtype) <= 1.0 ? e.matmul_max_fp8 : e.matmul_max;
-    if (e.matmul_half_dim <= 0) return best;
-    // Tiles of about half_dim: a dimension of that size wastes half of each tile's work.
-    const auto tile = [&](double x) { return x / (x + e.matmul_half_dim); };
-    return best * tile(m) * tile(k) * tile(n);
-}
 
 namespace {
 
@@ -87,22 +80,17 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
     LayerTime t;
     const ChipEfficiency& e = s_.chip.efficiency;
     const double act_bytes = 2.0;
+    const MatmulDtypes dtypes{Dtype::bf16, Dtype::bf16, s_.plan.compute};
     double output_elements = 0;
     for (const DerivedMatmul& m : work.matmuls) {
-        const double flops = m.flops();
-        const double compute_s = flops / (peak(s_.plan.compute) * matmul_efficiency(e, s_.plan.compute, m.rows, m.contract, m.cols));
-        const double bytes =
-            (m.rows * m.contract + e.matmul_output_passes * m.rows * m.cols) * m.instances * act_bytes + m.weight_elements * 2.0;
-        const double memory_s = bytes / hbm_Bps();
-        t.matmul_fwd += std::max(compute_s, memory_s);
-        t.matmul_memory_bound = t.matmul_memory_bound || memory_s > compute_s;
+        const RooflineTime time = gemm_time(s_.chip, {m.rows, m.contract, m.cols, m.instances, m.weight_elements}, dtypes);
+        t.matmul_fwd += time.lower_bound_s();
+        t.matmul_memory_bound = t.matmul_memory_bound || time.memory_s > time.compute_s;
         output_elements += m.rows * m.cols * m.instances;
         // Routed tokens are permuted into expert order and back: two reads and two writes of each copy.
         if (m.routed) output_elements += 2.0 * m.rows * m.contract * m.instances;
     }
-    // Flash-attention tiles are poorly filled at short sequences (and the causal mask wastes a larger share).
-    const double seq_fill = e.attention_half_seq > 0 ? s_.seq_len / (s_.seq_len + e.attention_half_seq) : 1.0;
-    t.attention_fwd = work.attention_flops / (peak(Dtype::bf16) * e.attention * seq_fill);
+    t.attention_fwd = attention_time(s_.chip, work.attention_flops, 0.0, s_.seq_len).compute_s;
     // Norms, residual adds, activations, rotary: each matmul output and the residual stream are
     // read and written a few times by memory-bound kernels.
     const double elementwise_bytes = (2.0 * output_elements + 8.0 * work.local_tokens * d(s_.model.d_model)) * act_bytes;
@@ -172,7 +160,7 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     const double vocab_local = d(model.vocab_size) / tp;
     const double logits_flops = 2.0 * tokens_per_replica * d(model.d_model) * vocab_local;
     const double logits_fwd = logits_flops / (peak(plan.compute) * matmul_efficiency(s_.chip.efficiency, plan.compute, tokens_per_replica, d(model.d_model), vocab_local)) +
-                              3.0 * tokens_per_replica * vocab_local * 4.0 / hbm_Bps();
+                              3.0 * tokens_per_replica * vocab_local * 4.0 / hbm_Bps();  // fp32 logits: softmax and its gradient
     l.logits_s = 3.0 * logits_fwd;
 
     // Pipeline: a micro-batch's activations cross each stage boundary forward and back.

@@ -15,8 +15,6 @@
 
 namespace ridgeline {
 
-// A chip's efficiencies with the GEMM-shape dependence: fraction of peak at [m, k] x [k, n].
-[[nodiscard]] double matmul_efficiency(const ChipEfficiency& efficiency, Dtype dtype, double m, double k, double n);
 
 struct TrainingPlan {
     AxisSizes axes;                     // data, fsdp, tensor, pipeline, context, expert ... sizes

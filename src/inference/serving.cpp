@@ -6,7 +6,7 @@
 #include "collective/link_bytes.hpp"
 #include "core/error.hpp"
 #include "engine/layer_ops.hpp"
-#include "engine/training.hpp"
+#include "engine/roofline.hpp"
 #include "inference/serving_rules.hpp"
 #include "model/transformer_math.hpp"
 
@@ -42,24 +42,19 @@ private:
 
 void ChipModel::matmul(LayerCost& c, double rows, double contract, double cols, double copies, double fraction) const {
     if (rows <= 0 || copies <= 0 || fraction <= 0) return;
-    const Dtype compute = s_.plan.compute();
     const double scale = copies * fraction;
-    const double flops = 2.0 * rows * contract * cols * scale;
-    const double weights = contract * cols * bytes_per_element(s_.plan.weights) * scale;
-    const double activations =
-        bytes_per_element(kActivations) * rows * (contract + s_.chip.efficiency.matmul_output_passes * cols) * scale;
     // The chip's GEMM efficiency, tiles included: a decode GEMM of a few rows still runs whole tiles, so
     // its compute side approaches the weight streaming well below the ideal roofline's critical batch.
-    const double compute_s =
-        flops / (s_.chip.peak_flops(compute) * matmul_efficiency(s_.chip.efficiency, compute, rows, contract, cols));
-    const double memory_s = (weights + activations) / hbm_Bps_;
-    c.matmul_flops += flops;
+    const RooflineTime t = gemm_time(s_.chip, {rows, contract, cols, scale, contract * cols * scale},
+                                     {kActivations, s_.plan.weights, s_.plan.compute()});
+    const double weights = contract * cols * bytes_per_element(s_.plan.weights) * scale;
+    c.matmul_flops += t.flops;
     c.weight_bytes += weights;
-    c.activation_bytes += activations;
-    c.matmul_compute_s += compute_s;
-    c.matmul_memory_s += memory_s;
-    c.matmul_s += std::max(compute_s, memory_s);
-    if (compute_s >= memory_s) c.matmul_compute_bound_s += compute_s;
+    c.activation_bytes += t.bytes - weights;
+    c.matmul_compute_s += t.compute_s;
+    c.matmul_memory_s += t.memory_s;
+    c.matmul_s += t.lower_bound_s();
+    if (t.compute_s >= t.memory_s) c.matmul_compute_bound_s += t.compute_s;
 }
 
 void ChipModel::collective(LayerCost& c, const std::string& what, CollectiveKind kind, const std::string& axis,
@@ -73,7 +68,6 @@ void ChipModel::collective(LayerCost& c, const std::string& what, CollectiveKind
 
 LayerCost ChipModel::layer(bool decode, double seqs, double len) const {
     const ModelSpec& m = s_.model;
-    const ChipEfficiency& e = s_.chip.efficiency;
     const double tokens = decode ? seqs : seqs * len;
     const double D = d(m.d_model), N = d(m.n_heads) / tp_;
     const double act = bytes_per_element(kActivations);
@@ -104,19 +98,19 @@ LayerCost ChipModel::layer(bool decode, double seqs, double len) const {
     // Attention core (fused). Decode reads each sequence's cache; prefill writes it.
     const double kv_bytes = bytes_per_element(s_.plan.kv_cache);
     const double flops_per_key = 2.0 * N * (qk + v);
-    const double peak = s_.chip.peak_flops(Dtype::bf16);
+    RooflineTime attention;
     if (decode) {
         c.attention_flops = flops_per_key * tokens * len;
         c.kv_bytes = seqs * len * kv_elements * kv_bytes;
-        c.attention_compute_s = c.attention_flops / (peak * e.attention);
-        c.attention_memory_s = (c.kv_bytes + act * tokens * N * (qk + v)) / hbm_Bps_;
+        // One query per sequence: no causal tile waste, the kernel streams the cache.
+        attention = attention_time(s_.chip, c.attention_flops, c.kv_bytes + act * tokens * N * (qk + v), 0.0);
     } else {
         c.attention_flops = flops_per_key * tokens * (len + 1.0) / 2.0;  // causal: half the keys on average
         c.kv_bytes = tokens * kv_elements * kv_bytes;
-        const double seq_fill = e.attention_half_seq > 0 ? len / (len + e.attention_half_seq) : 1.0;
-        c.attention_compute_s = c.attention_flops / (peak * e.attention * seq_fill);
-        c.attention_memory_s = (c.kv_bytes + act * tokens * (N * (qk + v) + kv_elements)) / hbm_Bps_;
+        attention = attention_time(s_.chip, c.attention_flops, c.kv_bytes + act * tokens * (N * (qk + v) + kv_elements), len);
     }
+    c.attention_compute_s = attention.compute_s;
+    c.attention_memory_s = attention.memory_s;
 
     // MLP: dense layers, and MoE layers (router, shared experts, the routed experts this chip holds).
     const double layers = d(m.n_layers);
