@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "engine/layer_ops.hpp"
+#include "inference/serving.hpp"
 #include "hardware/catalog.hpp"
 #include "model/model_catalog.hpp"
 #include "scenario/training_setup.hpp"
@@ -274,4 +276,48 @@ TEST_CASE("every strategy computes each weight's full GEMM once per replica: dev
         INFO(strategy);
         CHECK(device_flops * size("tensor") * size("context") == doctest::Approx(2.0 * micro * seq * weights));
     }
+}
+
+TEST_CASE("MLA: train derives DeepSeek-V3's low-rank projections, with the weights and FLOPs that serve costs") {
+    const ModelSpec m = resolve_model("deepseek-v3", test::source_dir());
+    REQUIRE(m.mla);
+    // DeepSeek-V3's published attention (config.json): d 7168, 128 heads, q rank 1536, kv rank 512,
+    // 128 + 64 query/key head dims, 128 value dims.
+    const double d = 7168, heads = 128, q_rank = 1536, kv_rank = 512, nope = 128, rope = 64, v = 128;
+    const double attention_params = d * q_rank + q_rank * heads * (nope + rope) + d * (kv_rank + rope) +
+                                    kv_rank * heads * (nope + v) + heads * v * d;
+    const Strategy s = resolve_strategy("megatron-3d", test::source_dir());
+    const double seq = 1024;
+    const LayerWork work = derive_layer_work(m, s, {}, {1, seq, 2, 2, 2}, false);
+    double weights = 0, flops = 0;
+    for (const DerivedMatmul& mm : work.matmuls)
+        if (mm.name == "q_down" || mm.name == "q_up" || mm.name == "kv_down" || mm.name == "kv_up" || mm.name == "out") {
+            weights += mm.weight_elements;
+            flops += mm.flops();
+        }
+    CHECK(weights == doctest::Approx(attention_params));
+    CHECK(flops == doctest::Approx(2.0 * seq * attention_params));
+
+    // serve: prefill of one 1024-token prompt on one chip costs the same projection FLOPs per layer
+    // (its per-layer matmul FLOPs hold the MLP's as well: take the dense MLP's and the experts' apart).
+    ServingScenario serving;
+    serving.model = m;
+    serving.chip = resolve_hardware("h100", test::source_dir()).chip;
+    ClusterShape one_chip;
+    one_chip.chips = 1;
+    serving.cluster = build_cluster(resolve_hardware("h100", test::source_dir()), one_chip);
+    serving.mesh = place_mesh(serving.cluster, {{"data", 1}, {"expert", 1}, {"tensor", 1}, {"pipeline", 1}}, {});
+    serving.batch_seqs = 1;
+    serving.input_len = seq;
+    serving.output_len = 1;
+    const ServingReport r = simulate_serving(serving);
+    const MoeSpec& moe = *m.moe;
+    const double dense = static_cast<double>(m.dense_layers()) / static_cast<double>(m.n_layers);
+    const double experts_touched = expected_experts_touched(static_cast<double>(moe.n_experts), static_cast<double>(moe.top_k), seq);
+    const double mlp_flops = dense * 2 * seq * 3 * d * static_cast<double>(m.d_ff) +
+                             (1 - dense) * (2 * seq * d * static_cast<double>(moe.n_experts) +  // router
+                                            2 * seq * 3 * d * static_cast<double>(moe.n_shared_experts * moe.d_ff_expert) +
+                                            2 * (seq * static_cast<double>(moe.top_k) / experts_touched) * 3 * d *
+                                                static_cast<double>(moe.d_ff_expert) * experts_touched);
+    CHECK(r.prefill.per_layer.matmul_flops == doctest::Approx(2.0 * seq * attention_params + mlp_flops));
 }

@@ -227,6 +227,37 @@ void derive_dense_mlp(Context& c, const ModelSpec& model, const Tensor& residual
     derive_matmul(c, prefix + "mlp_out", hidden, make("w_mlp_out", s.w_mlp_out, {{D::mlp, width}, {D::embed, Dm}}), residual, D::mlp, D::embed);
 }
 
+// Multi-head latent attention (DeepSeek-V2/V3): queries and keys/values pass through low-rank
+// latents. The down projections keep the strategy's embed split and leave the latent whole on
+// every rank; the up projections split heads as q/k/v do.
+void derive_mla_projections(Context& c, const ModelSpec& model, const Tensor& residual, double batch) {
+    const Strategy& s = c.strategy;
+    const MlaSpec& mla = *model.mla;
+    const double S = residual.ext(D::seq), Dm = d(model.d_model), N = d(model.n_heads);
+    const double qk_head = d(mla.qk_nope_head_dim + mla.qk_rope_head_dim);
+    const auto latent = [&](const std::string& name, double width) {
+        return make(name, s.attention, {{D::batch, batch}, {D::seq, S}, {D::latent, width}});
+    };
+    const auto heads = [&](double width) { return make("attention", s.attention, {{D::batch, batch}, {D::seq, S}, {D::heads, width}}); };
+    const auto down = [&](const std::string& name, double width) { return make(name, s.w_qkv, {{D::embed, Dm}, {D::latent, width}}); };
+    const auto up = [&](const std::string& name, double rank, double width) {
+        return make(name, s.w_qkv, {{D::latent, rank}, {D::heads, width}});
+    };
+    if (mla.q_lora_rank > 0) {
+        const double rank = d(mla.q_lora_rank);
+        derive_matmul(c, "q_down", residual, down("w_q_down", rank), latent("q_latent", rank), D::embed, D::latent);
+        derive_matmul(c, "q_up", latent("q_latent", rank), up("w_q_up", rank, N * qk_head), heads(N * qk_head), D::latent, D::heads);
+    } else {
+        derive_matmul(c, "q", residual, make("w_q", s.w_qkv, {{D::embed, Dm}, {D::heads, N * qk_head}}), heads(N * qk_head), D::embed,
+                      D::heads);
+    }
+    // The KV latent and the shared rotary key; only the latent is expanded per head.
+    const double kv_down_width = d(mla.kv_lora_rank + mla.qk_rope_head_dim), rank = d(mla.kv_lora_rank);
+    derive_matmul(c, "kv_down", residual, down("w_kv_down", kv_down_width), latent("kv_latent", kv_down_width), D::embed, D::latent);
+    const double kv_up_width = N * d(mla.qk_nope_head_dim + mla.v_head_dim);
+    derive_matmul(c, "kv_up", latent("kv_latent", rank), up("w_kv_up", rank, kv_up_width), heads(kv_up_width), D::latent, D::heads);
+}
+
 // Routed experts: tokens travel to the chips holding their experts (AllToAll over the expert
 // axes) and back; each chip runs its local experts on the tokens routed to them.
 void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& residual) {
@@ -290,16 +321,20 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
     const double qk_head = model.mla ? d(model.mla->qk_nope_head_dim + model.mla->qk_rope_head_dim) : d(model.head_dim);
     const double v_head = model.mla ? d(model.mla->v_head_dim) : d(model.head_dim);
     const double kv_heads = model.mla ? N : d(model.n_kv_heads);
-    const double qkv_width = N * qk_head + kv_heads * (qk_head + v_head);
     const double out_width = N * v_head;
 
     const Tensor residual = make("residual", s.residual, {{D::batch, batch}, {D::seq, S}, {D::embed, Dm}});
-    const Tensor attn_in = make("attention", s.attention, {{D::batch, batch}, {D::seq, S}, {D::heads, qkv_width}});
     const Tensor attn_out = make("attention", s.attention, {{D::batch, batch}, {D::seq, S}, {D::heads, out_width}});
-    if (!workload.fused_projections && !model.mla)
-        c.projections = {N * qk_head / qkv_width, kv_heads * qk_head / qkv_width, kv_heads * v_head / qkv_width};
-    derive_matmul(c, "qkv", residual, make("w_qkv", s.w_qkv, {{D::embed, Dm}, {D::heads, qkv_width}}), attn_in, D::embed, D::heads);
-    c.projections = {1.0};
+    if (model.mla) {
+        derive_mla_projections(c, model, residual, batch);
+    } else {
+        const double qkv_width = N * qk_head + kv_heads * (qk_head + v_head);
+        const Tensor attn_in = make("attention", s.attention, {{D::batch, batch}, {D::seq, S}, {D::heads, qkv_width}});
+        if (!workload.fused_projections)
+            c.projections = {N * qk_head / qkv_width, kv_heads * qk_head / qkv_width, kv_heads * v_head / qkv_width};
+        derive_matmul(c, "qkv", residual, make("w_qkv", s.w_qkv, {{D::embed, Dm}, {D::heads, qkv_width}}), attn_in, D::embed, D::heads);
+        c.projections = {1.0};
+    }
 
     // Attention core on the local heads and queries; keys come from the whole sequence.
     const double local_heads = N / c.size(s.attention.on(D::heads));

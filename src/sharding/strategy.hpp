@@ -10,8 +10,9 @@
 namespace ridgeline {
 
 // Logical dimensions of the layer's tensors.
-enum class LogicalDim { batch, seq, embed, heads, mlp, expert };
-inline constexpr std::size_t kLogicalDims = 6;
+// `latent`: the low-rank inner width of MLA's down/up projections, never split by a strategy.
+enum class LogicalDim { batch, seq, embed, heads, mlp, expert, latent };
+inline constexpr std::size_t kLogicalDims = 7;
 [[nodiscard]] const char* logical_dim_name(LogicalDim dim);
 
 using AxisList = std::vector<std::string>;

@@ -6,7 +6,7 @@
 namespace ridgeline {
 
 const char* logical_dim_name(LogicalDim dim) {
-    static const char* names[] = {"batch", "seq", "embed", "heads", "mlp", "expert"};
+    static const char* names[] = {"batch", "seq", "embed", "heads", "mlp", "expert", "latent"};
     return names[static_cast<std::size_t>(dim)];
 }
 
