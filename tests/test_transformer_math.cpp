@@ -95,7 +95,10 @@ TEST_CASE("KV cache per token: 2 * layers * kv_heads * head_dim * bytes; MLA cac
 
 TEST_CASE("activations: none > selective > full, and the differences are what each mode drops") {
     const ModelSpec m = small_gqa();
-    const double none = activation_bytes_per_token_per_layer(m, 512, Recompute::none, Dtype::bf16);
+    const double none = activation_bytes_per_token_per_layer(m, 512, Recompute::none, Dtype::bf16, AttentionKernel::unfused);
+    // A fused attention kernel never writes the probabilities: none keeps what selective keeps.
+    CHECK(activation_bytes_per_token_per_layer(m, 512, Recompute::none, Dtype::bf16) ==
+          activation_bytes_per_token_per_layer(m, 512, Recompute::selective, Dtype::bf16));
     const double selective = activation_bytes_per_token_per_layer(m, 512, Recompute::selective, Dtype::bf16);
     const double full = activation_bytes_per_token_per_layer(m, 512, Recompute::full, Dtype::bf16);
     CHECK(none - selective == 2.0 * 8 * 512);  // softmax probabilities: heads x keys, bf16

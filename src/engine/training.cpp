@@ -180,9 +180,8 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     for (const auto& a : s_.strategy.optimizer_shard_axes)
         if (a != "fsdp") l.optimizer_shard_size *= axis(a);
     // Activations: D-wide tensors follow the residual stream's sharding, the rest is split over tensor too.
-    // Attention runs fused (flash), so no recompute mode keeps the softmax probabilities.
     for (const Recompute mode : {Recompute::none, Recompute::selective, Recompute::full}) {
-        const SavedTensors saved = saved_tensors(mode) & ~static_cast<unsigned>(SavedTensor::attention_probs);
+        const SavedTensors saved = saved_tensors(mode, AttentionKernel::fused);
         const SavedTensors d_wide = saved & (static_cast<unsigned>(SavedTensor::layer_input) | static_cast<unsigned>(SavedTensor::attention_norm_output) |
                                              static_cast<unsigned>(SavedTensor::mlp_norm_input) | static_cast<unsigned>(SavedTensor::mlp_norm_output));
         const double d_wide_elements = saved_elements_per_token_per_layer(model, s_.seq_len, d_wide);

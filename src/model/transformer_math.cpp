@@ -117,12 +117,12 @@ double kv_cache_bytes_per_token(const ModelSpec& model, Dtype kv_dtype) {
     return 2.0 * d(model.n_layers) * d(model.n_kv_heads) * d(model.head_dim) * bytes;
 }
 
-SavedTensors saved_tensors(Recompute recompute) {
+SavedTensors saved_tensors(Recompute recompute, AttentionKernel attention) {
     using T = SavedTensor;
     const SavedTensors selective = T::layer_input | T::attention_norm_output | T::qkv | T::attention_output |
                                    T::mlp_norm_input | T::mlp_norm_output | T::mlp_hidden | T::mlp_activation;
     switch (recompute) {
-        case Recompute::none: return selective | T::attention_probs;
+        case Recompute::none: return attention == AttentionKernel::fused ? selective : selective | T::attention_probs;
         case Recompute::selective: return selective;
         case Recompute::full: return static_cast<SavedTensors>(T::layer_input);
     }
@@ -163,8 +163,8 @@ double saved_elements_per_token_per_layer(const ModelSpec& model, double seq_len
 }
 
 double activation_bytes_per_token_per_layer(const ModelSpec& model, double seq_len, Recompute recompute,
-                                            Dtype activation_dtype) {
-    return saved_elements_per_token_per_layer(model, seq_len, saved_tensors(recompute)) *
+                                            Dtype activation_dtype, AttentionKernel attention) {
+    return saved_elements_per_token_per_layer(model, seq_len, saved_tensors(recompute, attention)) *
            bytes_per_element(activation_dtype);
 }
 

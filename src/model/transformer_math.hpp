@@ -59,16 +59,21 @@ using SavedTensors = unsigned;  // a bit set of SavedTensor
 }
 [[nodiscard]] constexpr SavedTensors operator|(SavedTensors a, SavedTensor b) { return a | static_cast<unsigned>(b); }
 
-// none: every intermediate incl. the softmax probabilities of unfused attention;
-// selective: the attention core is recomputed (as fused flash attention does anyway);
-// full: only the layer input is kept and the whole layer is recomputed in the backward pass.
-[[nodiscard]] SavedTensors saved_tensors(Recompute recompute);
+// How the attention core runs: fused (FlashAttention, cuDNN, Splash: the probabilities stay on
+// chip and are recomputed in the backward pass) or as separate matmuls and a softmax.
+enum class AttentionKernel { fused, unfused };
+
+// none: every intermediate, incl. the softmax probabilities where attention is unfused;
+// selective: the attention core is recomputed (so none and selective keep the same tensors
+// under a fused kernel); full: only the layer input is kept and the whole layer is recomputed.
+[[nodiscard]] SavedTensors saved_tensors(Recompute recompute, AttentionKernel attention = AttentionKernel::fused);
 
 // Elements one token keeps alive in one layer under a set of saved tensors (MoE layers averaged
 // over all layers with the dense ones).
 [[nodiscard]] double saved_elements_per_token_per_layer(const ModelSpec& model, double seq_len, SavedTensors saved);
-[[nodiscard]] double activation_bytes_per_token_per_layer(const ModelSpec& model, double seq_len,
-                                                          Recompute recompute, Dtype activation_dtype);
+[[nodiscard]] double activation_bytes_per_token_per_layer(const ModelSpec& model, double seq_len, Recompute recompute,
+                                                          Dtype activation_dtype,
+                                                          AttentionKernel attention = AttentionKernel::fused);
 
 // The arithmetic of one matmul in the roofline sense.
 [[nodiscard]] inline double matmul_flops(double rows, double contract, double cols) {

@@ -40,7 +40,7 @@ std::string model_table(const ModelSpec& model, const ModelSummary& summary) {
         kv.add_row({dtype_key(i), si(summary.kv_bytes_per_token[i], "B"), si(summary.kv_bytes_per_sequence[i], "B")});
     text += kv.render() + "\n";
 
-    Table activations({"activations (bf16)", "per token per layer", "per sequence, all layers"});
+    Table activations({"activations (bf16, fused attention)", "per token per layer", "per sequence, all layers"});
     for (std::size_t i = 0; i < kRecomputeModes.size(); ++i)
         activations.add_row({std::string("recompute ") + recompute_name(kRecomputeModes[i]),
                              si(summary.activation_bytes_per_token_per_layer[i], "B"),
