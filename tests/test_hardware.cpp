@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "engine/cost.hpp"
 #include "hardware/catalog.hpp"
 #include "io/json_reader.hpp"
 #include "test_support.hpp"
@@ -89,4 +90,14 @@ TEST_CASE("an unknown hardware name lists the known ones") {
         CHECK(message.find("dgx-h100") != std::string::npos);
         CHECK(message.find("tpu-v5e") != std::string::npos);
     }
+}
+
+TEST_CASE("cost: chips x hours x the chip file's hourly price; none where the file gives no price") {
+    const nlohmann::json file = test::read_json(test::source_dir() / "hardware" / "chips" / "h100-sxm.json");
+    const double price = file.at("price_usd_per_chip_hour").at("value").get<double>();
+    const ChipSpec chip = resolve_hardware("h100", test::source_dir()).chip;
+    CHECK(cost_usd(chip, 8, 2 * 3600.0).value() == doctest::Approx(16 * price));
+    ChipSpec unpriced = chip;
+    unpriced.price_usd_per_chip_hour.reset();
+    CHECK_FALSE(cost_usd(unpriced, 8, 3600.0).has_value());
 }

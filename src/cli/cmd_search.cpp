@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "engine/cost.hpp"
 #include "hardware/catalog.hpp"
 #include "io/quantity_text.hpp"
 #include "model/model_catalog.hpp"
@@ -179,8 +180,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
             if (!outcome.top.empty()) {
                 point.best = outcome.top.front();
                 point.time_to_train_s = point.best->report.time_to_train_s(f->train_tokens);
-                if (spec.chip.price_usd_per_chip_hour)
-                    point.cost_usd = point.time_to_train_s / 3600.0 * static_cast<double>(chips) * *spec.chip.price_usd_per_chip_hour;
+                point.cost_usd = cost_usd(spec.chip, static_cast<double>(chips), point.time_to_train_s);
             }
             scaling.points.push_back(std::move(point));
         }

@@ -1,5 +1,7 @@
 #include "engine/roofline.hpp"
 
+#include "engine/cost.hpp"
+
 namespace ridgeline {
 
 RooflineTime roofline_time(double flops, double bytes, double peak_flops_per_s, double bandwidth_Bps) {
@@ -83,9 +85,9 @@ std::vector<RidgePoint> ridge_points(const Hardware& hardware) {
 }
 
 std::optional<double> peak_flops_per_usd(const ChipSpec& chip, Dtype dtype) {
-    if (!chip.price_usd_per_chip_hour) return std::nullopt;
-    constexpr double kSecondsPerHour = 3600.0;
-    return chip.peak_flops(dtype) * kSecondsPerHour / *chip.price_usd_per_chip_hour;
+    const std::optional<double> chip_second_usd = cost_usd(chip, 1.0, 1.0);
+    if (!chip_second_usd) return std::nullopt;
+    return chip.peak_flops(dtype) / *chip_second_usd;
 }
 
 }  // namespace ridgeline

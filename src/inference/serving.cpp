@@ -5,6 +5,7 @@
 
 #include "collective/link_bytes.hpp"
 #include "core/error.hpp"
+#include "engine/cost.hpp"
 #include "engine/layer_ops.hpp"
 #include "engine/roofline.hpp"
 #include "inference/serving_rules.hpp"
@@ -18,7 +19,6 @@ double d(std::int64_t value) { return static_cast<double>(value); }
 std::string text(std::int64_t value) { return std::to_string(value); }
 
 constexpr Dtype kActivations = Dtype::bf16;
-constexpr double kSecondsPerHour = 3600.0;
 
 // What one chip of a replica computes and moves for a pass of `seqs` sequences: prefill of
 // `len` tokens each (causal attention), or one decode step with `len` keys of context each.
@@ -258,9 +258,7 @@ ServingReport simulate_serving(const ServingScenario& s) {
     r.requests_per_s = r.output_tokens_per_s / s.output_len;
     r.kv_cache_bytes_per_token = kv_cache_bytes_per_token(m, s.plan.kv_cache);
     r.kv_tokens_freed_per_step = kv_tokens_freed_per_step(s.batch_seqs, s.input_len, s.output_len);
-    if (s.chip.price_usd_per_chip_hour)
-        r.cost_per_million_output_tokens_usd =
-            *s.chip.price_usd_per_chip_hour * chips / kSecondsPerHour / r.output_tokens_per_s * 1e6;
+    if (const auto cost_per_s = cost_usd(s.chip, chips, 1.0)) r.cost_per_million_output_tokens_usd = *cost_per_s / r.output_tokens_per_s * 1e6;
 
     // Memory per chip.
     const double routed = routed_expert_params(m);

@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "engine/cost.hpp"
 #include "report/json_documents.hpp"
 #include "report/reports.hpp"
 #include "report/table.hpp"
@@ -43,9 +44,8 @@ std::string training_table(const TrainingScenario& s, const TrainingReport& r, d
     if (train_tokens > 0) {
         const double seconds_to_train = r.time_to_train_s(train_tokens);
         totals.add_row({"time to train " + si(train_tokens) + " tokens", fixed(seconds_to_train / 86400.0, 2) + " days"});
-        if (s.chip.price_usd_per_chip_hour)
-            totals.add_row({"cost at list price", "$" + si(seconds_to_train / 3600.0 * static_cast<double>(s.cluster.chips()) *
-                                                         *s.chip.price_usd_per_chip_hour)});
+        if (const auto cost = cost_usd(s.chip, static_cast<double>(s.cluster.chips()), seconds_to_train))
+            totals.add_row({"cost at list price", "$" + si(*cost)});
     }
     text += totals.render() + "\n";
     Table memory({"memory per chip", "bytes"});
@@ -99,9 +99,8 @@ nlohmann::json training_document(const TrainingScenario& s, const TrainingReport
         doc["collectives_per_layer"].push_back({{"what", c.what}, {"op", collective_name(c.kind)}, {"axes", c.axes}, {"bytes", c.bytes}});
     if (train_tokens > 0) {
         doc["time_to_train_s"] = r.time_to_train_s(train_tokens);
-        if (s.chip.price_usd_per_chip_hour)
-            doc["cost_usd"] = r.time_to_train_s(train_tokens) / 3600.0 * static_cast<double>(s.cluster.chips()) *
-                              *s.chip.price_usd_per_chip_hour;
+        if (const auto cost = cost_usd(s.chip, static_cast<double>(s.cluster.chips()), r.time_to_train_s(train_tokens)))
+            doc["cost_usd"] = *cost;
     }
     return doc;
 }
