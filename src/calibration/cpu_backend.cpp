@@ -87,7 +87,7 @@ private:
 std::unique_ptr<Backend> make_cpu_backend(const BackendRequest& request) {
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
     if (request.devices > cores)
-        throw InputError("--devices", "", std::to_string(request.devices) + " devices but this host has " +
+        throw InputError(kRequest, "devices", std::to_string(request.devices) + " devices but this host has " +
                                               std::to_string(cores) + " cores (the cpu backend runs one device per core)");
     return std::make_unique<CpuBackend>(request.devices, request.collective_timeout_s,
                                         Repeat{3, 60, request.repeat_target_s, request.evict_bytes});

@@ -157,7 +157,7 @@ public:
         });
     }
     double sharded_s(const ShardedCase&) override {
-        throw InputError("--validate", "", "the cuda backend times GEMMs, copies and collectives; sharded cases run on the cpu and mpi backends");
+        throw InputError(kRequest, "validate", "the cuda backend times GEMMs, copies and collectives; sharded cases run on the cpu and mpi backends");
     }
 
 private:
@@ -193,10 +193,10 @@ std::unique_ptr<Backend> make_cuda_backend(const BackendRequest& request) {
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess || count == 0)
-        throw InputError("--backend", "", std::string("cuda: no GPU on this host (") +
+        throw InputError(kRequest, "backend", std::string("cuda: no GPU on this host (") +
                                               (status != cudaSuccess ? cudaGetErrorString(status) : "0 devices") + ")");
     if (request.devices > count)
-        throw InputError("--devices", "", std::to_string(request.devices) + " devices but this host has " +
+        throw InputError(kRequest, "devices", std::to_string(request.devices) + " devices but this host has " +
                                               std::to_string(count) + " GPUs");
     return std::make_unique<CudaBackend>(request.devices);
 }

@@ -99,7 +99,7 @@ public:
         }
         if (request.devices != ranks_) {
             finalize();
-            throw InputError("--devices", "", std::to_string(request.devices) + " devices but mpirun started " +
+            throw InputError(kRequest, "devices", std::to_string(request.devices) + " devices but mpirun started " +
                                                   std::to_string(ranks_) + " ranks (the mpi backend runs one device per rank)");
         }
     }

@@ -1,5 +1,6 @@
 // ridgeline: roofline and scaling cost model for LLM training and inference.
 // Exit codes: 0 success, 2 bad input (files, names, flags), 1 internal error.
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -9,6 +10,20 @@
 #ifndef RIDGELINE_DEFAULT_DATA_DIR
 #define RIDGELINE_DEFAULT_DATA_DIR "."
 #endif
+
+namespace {
+
+// The engine names the request's field ("tp", "placement.foo"); the user typed its flag.
+std::string error_line(const ridgeline::InputError& e) {
+    if (e.origin() != ridgeline::kRequest) return e.what();
+    const std::size_t dot = e.field().find('.');
+    std::string line = "--" + e.field().substr(0, dot);
+    std::replace(line.begin(), line.end(), '_', '-');
+    if (dot != std::string::npos) line += ": field '" + e.field().substr(dot + 1) + "'";
+    return line + ": " + e.detail();
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     using namespace ridgeline;
@@ -49,7 +64,7 @@ int main(int argc, char** argv) {
             std::cerr << "error: " << e.what() << "\n";
         return 2;
     } catch (const InputError& e) {
-        std::cerr << "error: " << e.what() << "\n";
+        std::cerr << "error: " << error_line(e) << "\n";
         return 2;
     } catch (const std::exception& e) {
         std::cerr << "internal error: " << e.what() << "\n";

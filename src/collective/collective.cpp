@@ -105,7 +105,7 @@ LevelCost ring_level(const std::vector<RingPart>& parts, CollectiveKind kind, do
 LevelCost graph_level(const PhysicalDim& dim, std::int64_t k, CollectiveKind kind, double level_bytes,
                       double pair_bytes, const CollectiveOptions& options) {
     if (k != dim.extent)
-        throw InputError("--axes", dim.name, "a collective over part of a custom graph dimension is not supported");
+        throw InputError(kRequest, std::string("axes.") + dim.name, "a collective over part of a custom graph dimension is not supported");
     LevelCost cost{dim.name + " (custom graph)", 0, 0};
     const double bandwidth = dim.bw_per_chip_Bps_one_way;
     const double steps = std::ceil((d(k) - 1.0) / 2.0);

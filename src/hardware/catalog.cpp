@@ -240,7 +240,7 @@ Hardware resolve_hardware(const std::string& name_or_path, const std::filesystem
     if (const auto entry = io::find_entry(chips, name_or_path)) return load_chip_with_system(entry->file);
     std::vector<CatalogEntry> all = systems;
     all.insert(all.end(), chips.begin(), chips.end());
-    throw InputError("--hardware", "", "unknown hardware \"" + name_or_path + "\"; known: " + io::known_names(all));
+    throw InputError(kRequest, "hardware", "unknown hardware \"" + name_or_path + "\"; known: " + io::known_names(all));
 }
 
 }  // namespace ridgeline

@@ -205,29 +205,29 @@ double routed_expert_params(const ModelSpec& m) {
 
 void check_serving_plan(const ModelSpec& m, const ChipSpec& chip, const ServingPlan& plan, double batch_seqs) {
     if (plan.tp < 1 || plan.pp < 1 || plan.ep < 1 || plan.dp < 1)
-        throw InputError("--tp", "", "parallel degrees must be at least 1");
+        throw InputError(kRequest, "tp", "parallel degrees must be at least 1");
     if (m.n_heads % plan.tp != 0)
-        throw InputError("--tp", "", "tensor parallelism " + text(plan.tp) + " does not divide the " + text(m.n_heads) +
+        throw InputError(kRequest, "tp", "tensor parallelism " + text(plan.tp) + " does not divide the " + text(m.n_heads) +
                                          " query heads of " + m.name);
     if (!m.mla && m.n_kv_heads % plan.tp != 0)
-        throw InputError("--tp", "", "tensor parallelism " + text(plan.tp) + " does not divide the " + text(m.n_kv_heads) +
+        throw InputError(kRequest, "tp", "tensor parallelism " + text(plan.tp) + " does not divide the " + text(m.n_kv_heads) +
                                          " KV heads of " + m.name);
     if (m.n_layers % plan.pp != 0)
-        throw InputError("--pp", "", text(m.n_layers) + " layers do not split into " + text(plan.pp) + " pipeline stages");
-    if (plan.ep > 1 && !m.moe) throw InputError("--ep", "", m.name + " has no experts to spread (expert parallelism needs an MoE model)");
+        throw InputError(kRequest, "pp", text(m.n_layers) + " layers do not split into " + text(plan.pp) + " pipeline stages");
+    if (plan.ep > 1 && !m.moe) throw InputError(kRequest, "ep", m.name + " has no experts to spread (expert parallelism needs an MoE model)");
     if (m.moe && m.moe->n_experts % plan.ep != 0)
-        throw InputError("--ep", "", "expert parallelism " + text(plan.ep) + " does not divide the " +
+        throw InputError(kRequest, "ep", "expert parallelism " + text(plan.ep) + " does not divide the " +
                                          text(m.moe->n_experts) + " experts");
     if (plan.dp % plan.ep != 0)
-        throw InputError("--ep", "", "expert parallelism " + text(plan.ep) + " spreads experts over data-parallel replicas: it must divide dp " +
+        throw InputError(kRequest, "ep", "expert parallelism " + text(plan.ep) + " spreads experts over data-parallel replicas: it must divide dp " +
                                          text(plan.dp));
     if (batch_seqs < d(plan.dp) || std::fmod(batch_seqs, d(plan.dp)) != 0.0)
-        throw InputError("--batch", "", "a batch of " + text(static_cast<std::int64_t>(batch_seqs)) +
+        throw InputError(kRequest, "batch", "a batch of " + text(static_cast<std::int64_t>(batch_seqs)) +
                                             " sequences does not split over " + text(plan.dp) + " replicas");
     if (!chip.supports(plan.compute()))
-        throw InputError("--weights-dtype", "", chip.name + " has no " + std::string(dtype_name(plan.weights)) + " arithmetic");
+        throw InputError(kRequest, "weights_dtype", chip.name + " has no " + std::string(dtype_name(plan.weights)) + " arithmetic");
     if (plan.kv_cache == Dtype::fp8 && !chip.supports(Dtype::fp8))
-        throw InputError("--kv-dtype", "", chip.name + " has no fp8 arithmetic for an fp8 KV cache");
+        throw InputError(kRequest, "kv_dtype", chip.name + " has no fp8 arithmetic for an fp8 KV cache");
 }
 
 ServingReport simulate_serving(const ServingScenario& s) {

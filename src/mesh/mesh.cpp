@@ -65,13 +65,13 @@ Mesh place_mesh(const Cluster& cluster, const std::vector<MeshAxis>& axes, const
                          [](const MeshAxis& a, const MeshAxis& b) { return hunger_rank(a.name) < hunger_rank(b.name); });
     } else {
         if (order.size() != axes.size())
-            throw InputError("--placement", "", "list every mesh axis once, innermost first");
+            throw InputError(kRequest, "placement", "list every mesh axis once, innermost first");
         ordered.clear();
         for (const auto& name : order) {
             const auto it = std::find_if(axes.begin(), axes.end(), [&](const MeshAxis& a) { return a.name == name; });
-            if (it == axes.end()) throw InputError("--placement", name, "not an axis of the mesh");
+            if (it == axes.end()) throw InputError(kRequest, std::string("placement.") + name, "not an axis of the mesh");
             if (std::any_of(ordered.begin(), ordered.end(), [&](const MeshAxis& a) { return a.name == name; }))
-                throw InputError("--placement", name, "axis named twice");
+                throw InputError(kRequest, std::string("placement.") + name, "axis named twice");
             ordered.push_back(*it);
         }
     }
@@ -80,7 +80,7 @@ Mesh place_mesh(const Cluster& cluster, const std::vector<MeshAxis>& axes, const
     std::int64_t mesh_size = 1;
     for (const auto& axis : ordered) mesh_size *= axis.size;
     if (mesh_size != cluster.chips())
-        throw InputError("--mesh", "", "mesh has " + std::to_string(mesh_size) + " devices but the cluster has " +
+        throw InputError(kRequest, "mesh", "mesh has " + std::to_string(mesh_size) + " devices but the cluster has " +
                                            std::to_string(cluster.chips()) + " chips");
 
     std::size_t dim = 0;
@@ -101,7 +101,7 @@ Mesh place_mesh(const Cluster& cluster, const std::vector<MeshAxis>& axes, const
                 used[dim] = cluster.dims[dim].extent;
                 remaining /= free_positions;
             } else {
-                throw InputError("--mesh", axis.name, "size " + std::to_string(axis.size) +
+                throw InputError(kRequest, std::string("mesh.") + axis.name, "size " + std::to_string(axis.size) +
                                                           " cannot be laid on the topology: dimension '" +
                                                           cluster.dims[dim].name + "' has " +
                                                           std::to_string(free_positions) + " positions left");

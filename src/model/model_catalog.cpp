@@ -87,7 +87,7 @@ ModelSpec resolve_model(const std::string& name_or_path, const std::filesystem::
     }
     const auto models = list_models(data_dir);
     if (const auto entry = io::find_entry(models, name_or_path)) return load_model_file(entry->file);
-    throw InputError("--model", "", "unknown model \"" + name_or_path + "\"; known: " + io::known_names(models) +
+    throw InputError(kRequest, "model", "unknown model \"" + name_or_path + "\"; known: " + io::known_names(models) +
                                         " (or give a path to a model file or a Hugging Face config.json)");
 }
 

@@ -24,19 +24,19 @@ ServingScenario build_serving_scenario(const ServingSetup& setup) {
     s.batch_seqs = setup.batch_seqs;
     s.input_len = setup.input_len;
     s.output_len = setup.output_len;
-    if (setup.chips < 1) throw InputError("--chips", "", "at least one chip");
+    if (setup.chips < 1) throw InputError(kRequest, "chips", "at least one chip");
     if (s.plan.tp < 1 || s.plan.pp < 1 || s.plan.ep < 1 || s.plan.dp < 0)
-        throw InputError("--tp", "", "parallel degrees must be at least 1");
+        throw InputError(kRequest, "tp", "parallel degrees must be at least 1");
     const std::int64_t replica = s.plan.tp * s.plan.pp;
     if (s.plan.dp == 0) {
         if (setup.chips % replica != 0)
-            throw InputError("--tp", "", "tp x pp = " + text(replica) + " does not divide " + text(setup.chips) + " chips");
+            throw InputError(kRequest, "tp", "tp x pp = " + text(replica) + " does not divide " + text(setup.chips) + " chips");
         s.plan.dp = setup.chips / replica;
     }
     if (s.plan.chips() != setup.chips)
-        throw InputError("--dp", "", "dp x tp x pp = " + text(s.plan.chips()) + " but there are " + text(setup.chips) + " chips");
-    if (setup.input_len < 1) throw InputError("--input-len", "", "at least one prompt token");
-    if (setup.output_len < 1) throw InputError("--output-len", "", "at least one output token");
+        throw InputError(kRequest, "dp", "dp x tp x pp = " + text(s.plan.chips()) + " but there are " + text(setup.chips) + " chips");
+    if (setup.input_len < 1) throw InputError(kRequest, "input_len", "at least one prompt token");
+    if (setup.output_len < 1) throw InputError(kRequest, "output_len", "at least one output token");
     check_serving_plan(s.model, s.chip, s.plan, s.batch_seqs);
 
     ClusterShape shape;

@@ -158,46 +158,46 @@ void Search::check_fixed() const {
     divides_chips(f.dp, "--dp");
     const std::int64_t fixed_product = f.tp.value_or(1) * f.pp.value_or(1) * f.cp.value_or(1) * f.dp.value_or(1);
     if (chips % fixed_product != 0)
-        throw InputError("--dp", "", "the fixed degrees multiply to " + text(fixed_product) + ", which does not divide " +
+        throw InputError(kRequest, "dp", "the fixed degrees multiply to " + text(fixed_product) + ", which does not divide " +
                                          text(chips) + " chips");
     if (f.dp && f.tp && f.pp && f.cp && fixed_product != chips)
-        throw InputError("--dp", "", "dp x tp x pp x cp = " + text(fixed_product) + " but there are " + text(chips) + " chips");
-    if (f.dp && f.fsdp && *f.dp % *f.fsdp != 0) throw InputError("--fsdp", "", "does not divide --dp " + text(*f.dp));
+        throw InputError(kRequest, "dp", "dp x tp x pp x cp = " + text(fixed_product) + " but there are " + text(chips) + " chips");
+    if (f.dp && f.fsdp && *f.dp % *f.fsdp != 0) throw InputError(kRequest, "fsdp", "does not divide --dp " + text(*f.dp));
     if (f.tp && m.n_heads % *f.tp != 0)
-        throw InputError("--tp", "", text(*f.tp) + " does not divide the model's " + text(m.n_heads) + " query heads");
+        throw InputError(kRequest, "tp", text(*f.tp) + " does not divide the model's " + text(m.n_heads) + " query heads");
     if (f.tp && !m.mla && m.n_kv_heads % *f.tp != 0)
-        throw InputError("--tp", "", text(*f.tp) + " does not divide the model's " + text(m.n_kv_heads) + " KV heads");
-    if (f.pp && *f.pp > m.n_layers) throw InputError("--pp", "", text(*f.pp) + " stages for " + text(m.n_layers) + " layers");
-    if (f.ep && *f.ep > 1 && !m.moe) throw InputError("--ep", "", "expert parallelism on a dense model");
+        throw InputError(kRequest, "tp", text(*f.tp) + " does not divide the model's " + text(m.n_kv_heads) + " KV heads");
+    if (f.pp && *f.pp > m.n_layers) throw InputError(kRequest, "pp", text(*f.pp) + " stages for " + text(m.n_layers) + " layers");
+    if (f.ep && *f.ep > 1 && !m.moe) throw InputError(kRequest, "ep", "expert parallelism on a dense model");
     if (f.ep && m.moe && m.moe->n_experts % *f.ep != 0)
-        throw InputError("--ep", "", text(*f.ep) + " does not divide the model's " + text(m.moe->n_experts) + " experts");
+        throw InputError(kRequest, "ep", text(*f.ep) + " does not divide the model's " + text(m.moe->n_experts) + " experts");
     if (f.cp && std::fmod(spec_.seq_len, d(*f.cp)) != 0.0)
-        throw InputError("--cp", "", text(*f.cp) + " does not divide the sequence of " + text(static_cast<std::int64_t>(spec_.seq_len)));
+        throw InputError(kRequest, "cp", text(*f.cp) + " does not divide the sequence of " + text(static_cast<std::int64_t>(spec_.seq_len)));
     if (f.dp && std::fmod(spec_.global_batch_seqs, d(*f.dp)) != 0.0)
-        throw InputError("--dp", "", text(*f.dp) + " data-parallel replicas do not split a global batch of " +
+        throw InputError(kRequest, "dp", text(*f.dp) + " data-parallel replicas do not split a global batch of " +
                                          text(static_cast<std::int64_t>(spec_.global_batch_seqs)) + " sequences");
-    if (f.vpp && *f.vpp > 1 && f.pp && *f.pp == 1) throw InputError("--vpp", "", "virtual stages need pipeline parallelism");
-    if (f.zero && f.fsdp && *f.fsdp > 1 && *f.zero != 3) throw InputError("--zero", "", "fsdp shards everything (ZeRO-3)");
-    if (f.zero && f.fsdp && *f.fsdp == 1 && *f.zero == 3) throw InputError("--zero", "", "ZeRO-3 is fsdp: give --fsdp above 1 or leave it free");
-    if (f.etp && *f.etp != 1 && f.tp && *f.etp != *f.tp) throw InputError("--etp", "", "must be 1 or equal to --tp");
+    if (f.vpp && *f.vpp > 1 && f.pp && *f.pp == 1) throw InputError(kRequest, "vpp", "virtual stages need pipeline parallelism");
+    if (f.zero && f.fsdp && *f.fsdp > 1 && *f.zero != 3) throw InputError(kRequest, "zero", "fsdp shards everything (ZeRO-3)");
+    if (f.zero && f.fsdp && *f.fsdp == 1 && *f.zero == 3) throw InputError(kRequest, "zero", "ZeRO-3 is fsdp: give --fsdp above 1 or leave it free");
+    if (f.etp && *f.etp != 1 && f.tp && *f.etp != *f.tp) throw InputError(kRequest, "etp", "must be 1 or equal to --tp");
     if (f.placement) {
-        if (f.placement->size() > kAxisNames.size()) throw InputError("--placement", "", "names more axes than a plan has");
+        if (f.placement->size() > kAxisNames.size()) throw InputError(kRequest, "placement", "names more axes than a plan has");
         for (const auto& name : *f.placement) {
             if (std::find(kAxisNames.begin(), kAxisNames.end(), name) == kAxisNames.end())
-                throw InputError("--placement", name, "not a plan axis (data, fsdp, expert, tensor, context, pipeline)");
-            if (std::count(f.placement->begin(), f.placement->end(), name) > 1) throw InputError("--placement", name, "axis named twice");
+                throw InputError(kRequest, std::string("placement.") + name, "not a plan axis (data, fsdp, expert, tensor, context, pipeline)");
+            if (std::count(f.placement->begin(), f.placement->end(), name) > 1) throw InputError(kRequest, std::string("placement.") + name, "axis named twice");
         }
     }
     if (!spec_.chip.supports(spec_.precision))
-        throw InputError("--precision", "", spec_.chip.name + " has no " + std::string(dtype_name(spec_.precision)) + " arithmetic");
+        throw InputError(kRequest, "precision", spec_.chip.name + " has no " + std::string(dtype_name(spec_.precision)) + " arithmetic");
     // The smallest data-parallel degree any plan allows: the batch must reach it.
     const std::vector<Unit> all_units = units();
-    if (all_units.empty()) throw InputError("--dp", "", "no split of " + text(chips) + " chips matches the fixed degrees");
+    if (all_units.empty()) throw InputError(kRequest, "dp", "no split of " + text(chips) + " chips matches the fixed degrees");
     std::int64_t largest_model_parallel = 1;
     for (const Unit& u : all_units) largest_model_parallel = std::max(largest_model_parallel, u.tp * u.pp * u.cp);
     const std::int64_t smallest_dp = chips / largest_model_parallel;
     if (spec_.global_batch_seqs < d(smallest_dp))
-        throw InputError("--global-batch-tokens", "", "a global batch of " + text(static_cast<std::int64_t>(spec_.global_batch_seqs)) +
+        throw InputError(kRequest, "global_batch_tokens", "a global batch of " + text(static_cast<std::int64_t>(spec_.global_batch_seqs)) +
                                                           " sequences is smaller than the smallest data-parallel degree (" +
                                                           text(smallest_dp) + ") the fixed knobs allow on " + text(chips) + " chips");
 }

@@ -91,7 +91,7 @@ Strategy resolve_strategy(const std::string& name_or_path, const std::filesystem
     if (io::looks_like_path(name_or_path)) return load_strategy_file(name_or_path);
     const auto strategies = list_strategies(data_dir);
     if (const auto entry = io::find_entry(strategies, name_or_path)) return load_strategy_file(entry->file);
-    throw InputError("--strategy", "", "unknown strategy \"" + name_or_path + "\"; known: " + io::known_names(strategies));
+    throw InputError(kRequest, "strategy", "unknown strategy \"" + name_or_path + "\"; known: " + io::known_names(strategies));
 }
 
 }  // namespace ridgeline

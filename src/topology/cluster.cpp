@@ -70,7 +70,7 @@ std::vector<bool> torus_wraps(const std::vector<std::int64_t>& dims, const Scale
 
 void check_fits_pod(const std::vector<std::int64_t>& dims, const ScaleUpSpec& scale_up) {
     if (dims.size() != scale_up.torus_dims.size())
-        throw InputError("--topology", "", "expected " + std::to_string(scale_up.torus_dims.size()) +
+        throw InputError(kRequest, "topology", "expected " + std::to_string(scale_up.torus_dims.size()) +
                                                " torus axes for this system");
     std::vector<std::int64_t> wanted = dims, limit = scale_up.torus_dims;
     std::sort(wanted.begin(), wanted.end());
@@ -82,7 +82,7 @@ void check_fits_pod(const std::vector<std::int64_t>& dims, const ScaleUpSpec& sc
                 if (!pod.empty()) pod += 'x';
                 pod += std::to_string(d);
             }
-            throw InputError("--topology", "", "shape does not fit in the largest slice " + pod);
+            throw InputError(kRequest, "topology", "shape does not fit in the largest slice " + pod);
         }
 }
 
@@ -124,7 +124,7 @@ std::vector<std::int64_t> auto_torus_shape(std::int64_t chips, const ScaleUpSpec
 
 Cluster build_cluster(const Hardware& hardware, const ClusterShape& shape) {
     if (!hardware.system)
-        throw InputError("--hardware", "", hardware.chip.name + " has no system description to build a cluster from");
+        throw InputError(kRequest, "hardware", hardware.chip.name + " has no system description to build a cluster from");
     const SystemSpec& system = *hardware.system;
     const ChipSpec& chip = hardware.chip;
     Cluster cluster;
@@ -133,27 +133,27 @@ Cluster build_cluster(const Hardware& hardware, const ClusterShape& shape) {
 
     std::int64_t domain_chips = 0;
     if (system.scale_up.kind == ScaleUpSpec::Kind::torus) {
-        if (!chip.ici) throw InputError("--hardware", "", chip.name + " has no ICI description for a torus");
+        if (!chip.ici) throw InputError(kRequest, "hardware", chip.name + " has no ICI description for a torus");
         std::vector<std::int64_t> dims = shape.torus_dims;
         if (dims.empty()) {
             std::int64_t slice_chips = shape.chips;
             if (shape.domains > 0) {
                 if (shape.chips % shape.domains != 0)
-                    throw InputError("--chips", "", std::to_string(shape.chips) + " chips do not split into " +
+                    throw InputError(kRequest, "chips", std::to_string(shape.chips) + " chips do not split into " +
                                                         std::to_string(shape.domains) + " slices");
                 slice_chips = shape.chips / shape.domains;
             } else if (slice_chips > system.scale_up.max_domain_chips()) {
                 // Larger than one pod: whole pods joined over DCN.
                 if (slice_chips % system.scale_up.max_domain_chips() != 0)
-                    throw InputError("--chips", "", std::to_string(shape.chips) + " chips exceed one pod of " +
+                    throw InputError(kRequest, "chips", std::to_string(shape.chips) + " chips exceed one pod of " +
                                                         std::to_string(system.scale_up.max_domain_chips()) +
                                                         " and are not a whole number of pods");
                 slice_chips = system.scale_up.max_domain_chips();
             }
-            if (slice_chips < 1) throw InputError("--chips", "", "expected a positive chip count");
+            if (slice_chips < 1) throw InputError(kRequest, "chips", "expected a positive chip count");
             dims = auto_torus_shape(slice_chips, system.scale_up);
             if (dims.empty())
-                throw InputError("--chips", "", std::to_string(slice_chips) + " chips cannot be shaped into a torus of " +
+                throw InputError(kRequest, "chips", std::to_string(slice_chips) + " chips cannot be shaped into a torus of " +
                                                     system.name + "; give --topology");
         }
         check_fits_pod(dims, system.scale_up);
@@ -165,11 +165,11 @@ Cluster build_cluster(const Hardware& hardware, const ClusterShape& shape) {
         domain_chips = 1;
         for (auto d : dims) domain_chips *= d;
     } else {
-        if (!chip.nvlink) throw InputError("--hardware", "", chip.name + " has no NVLink description for a switch domain");
+        if (!chip.nvlink) throw InputError(kRequest, "hardware", chip.name + " has no NVLink description for a switch domain");
         domain_chips = system.scale_up.domain_size;
         if (shape.chips > 0 && shape.chips < domain_chips && shape.domains <= 1) domain_chips = shape.chips;  // part of one node
         if (!shape.torus_dims.empty())
-            throw InputError("--topology", "", system.name + " is a switched system; give --nodes or --chips");
+            throw InputError(kRequest, "topology", system.name + " is a switched system; give --nodes or --chips");
         cluster.dims.push_back(
             make_switched_dim("nvlink", domain_chips, chip.nvlink->bw_per_chip_Bps_one_way, chip.nvlink->hop_latency_s));
     }
@@ -178,15 +178,15 @@ Cluster build_cluster(const Hardware& hardware, const ClusterShape& shape) {
     if (domains == 0) {
         const std::int64_t chips = shape.chips > 0 ? shape.chips : domain_chips;
         if (chips % domain_chips != 0)
-            throw InputError("--chips", "", std::to_string(chips) + " chips are not a whole number of " +
+            throw InputError(kRequest, "chips", std::to_string(chips) + " chips are not a whole number of " +
                                                 std::to_string(domain_chips) + "-chip domains");
         domains = chips / domain_chips;
     } else if (shape.chips > 0 && shape.chips != domains * domain_chips) {
-        throw InputError("--chips", "", std::to_string(shape.chips) + " chips do not match " + std::to_string(domains) +
+        throw InputError(kRequest, "chips", std::to_string(shape.chips) + " chips do not match " + std::to_string(domains) +
                                             " domains of " + std::to_string(domain_chips));
     }
     if (system.max_scale_out_domains && domains > *system.max_scale_out_domains)
-        throw InputError("--nodes", "", "at most " + std::to_string(*system.max_scale_out_domains) + " domains");
+        throw InputError(kRequest, "nodes", "at most " + std::to_string(*system.max_scale_out_domains) + " domains");
     if (domains > 1) {
         cluster.dims.push_back(make_fabric_dim(system.scale_out_kind == "dcn" ? "dcn" : "ib", 1, domains,
                                                chip.scale_out.bw_per_chip_Bps_one_way, chip.scale_out.latency_s,
