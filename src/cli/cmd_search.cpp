@@ -1,10 +1,8 @@
-#include <chrono>
 #include <iostream>
-#include <thread>
 
+#include "app/search_train.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
-#include "engine/cost.hpp"
 #include "hardware/catalog.hpp"
 #include "io/quantity_text.hpp"
 #include "model/model_catalog.hpp"
@@ -63,21 +61,6 @@ SearchConstraints constraints(const Flags& f, const CLI::App* c) {
     k.overlap = on_off(f.overlap, "--overlap");
     k.tp_overlap = on_off(f.tp_overlap, "--tp-overlap");
     return k;
-}
-
-report::PlanWithReport simulate(const SearchedPlan& plan, const TrainSearchSpec& spec, const Hardware& hardware,
-                                const std::filesystem::path& data_dir) {
-    TrainingSetup setup;
-    setup.model = spec.model;
-    setup.hardware = hardware;
-    setup.cluster = spec.cluster;
-    setup.chips = spec.cluster.chips();
-    setup.seq_len = spec.seq_len;
-    setup.global_batch_seqs = spec.global_batch_seqs;
-    setup.plan = to_plan_spec(plan, spec);
-    report::PlanWithReport out{plan, build_training_scenario(setup, data_dir, "plan"), {}};
-    out.report = simulate_training(out.scenario);
-    return out;
 }
 
 }  // namespace
@@ -139,74 +122,25 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
             if (spec.fixed.strategy) spec.fixed.strategy = strategy.name;
             spec.strategies[strategy.name] = std::move(strategy);
         }
-        const std::vector<std::int64_t> counts = io::parse_count_range(f->chips, "--chips", 10'000'000);
-        if (custom && (counts.size() != 1 || counts.front() != custom->chips()))
-            throw InputError("--chips", "", "the topology file has " + std::to_string(custom->chips()) + " chips");
-        const auto threads = spec.threads != 0 ? spec.threads : std::max(1U, std::thread::hardware_concurrency());
-
-        const auto search_at = [&](std::int64_t chips) {
-            if (custom) spec.cluster = *custom;
-            else {
-                ClusterShape shape;
-                shape.chips = chips;
-                shape.domains = f->nodes;
-                spec.cluster = build_cluster(hardware, shape);
-            }
-            if (c->count("--global-batch-seqs") > 0) spec.global_batch_seqs = f->global_batch_seqs;
-            else if (c->count("--global-batch-tokens") > 0) spec.global_batch_seqs = f->global_batch_tokens / spec.seq_len;
-            else spec.global_batch_seqs = static_cast<double>(chips);  // one sequence per chip
-            if (spec.global_batch_seqs != static_cast<double>(static_cast<std::int64_t>(spec.global_batch_seqs)) || spec.global_batch_seqs < 1)
-                throw InputError("--global-batch-tokens", "", "not a whole number of sequences of length " +
-                                                                  std::to_string(static_cast<std::int64_t>(spec.seq_len)));
-            const auto start = std::chrono::steady_clock::now();
-            report::TrainSearchOutcome outcome{&spec, search_training(spec), {}, 0, threads, f->train_tokens};
-            for (const SearchedPlan& plan : outcome.result.top) outcome.top.push_back(simulate(plan, spec, hardware, options.data_dir));
-            outcome.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            return outcome;
-        };
-
-        if (counts.size() == 1) {
-            const report::TrainSearchOutcome outcome = search_at(counts.front());
+        app::SearchTrainRequest request;
+        request.spec = std::move(spec);
+        request.hardware = hardware;
+        request.topology = custom;
+        request.chip_counts = io::parse_count_range(f->chips, "--chips", 10'000'000);
+        request.domains = f->nodes;
+        if (c->count("--global-batch-seqs") > 0) request.global_batch_seqs = f->global_batch_seqs;
+        else if (c->count("--global-batch-tokens") > 0) request.global_batch_tokens = f->global_batch_tokens;
+        request.objective = f->objective == "cost" ? app::ScalingObjective::cost
+                            : f->objective == "mfu" ? app::ScalingObjective::mfu
+                                                    : app::ScalingObjective::time;
+        request.train_tokens = f->train_tokens;
+        request.data_dir = options.data_dir;
+        if (request.chip_counts.size() == 1) {
+            const report::TrainSearchOutcome outcome = app::search_train(request, request.chip_counts.front());
             std::cout << (f->json ? report::train_search_json(outcome) : report::train_search_table(outcome)) << "\n";
             return;
         }
-        report::ScalingOutcome scaling{spec.model.name, spec.chip.name, f->objective, f->train_tokens, 0, {}};
-        const auto start = std::chrono::steady_clock::now();
-        const std::size_t top_k = spec.top_k;
-        spec.top_k = 1;
-        for (const std::int64_t chips : counts) {
-            report::TrainSearchOutcome outcome = search_at(chips);
-            report::ScalingPoint point{chips, outcome.result, std::nullopt, 0, std::nullopt, false};
-            if (!outcome.top.empty()) {
-                point.best = outcome.top.front();
-                point.time_to_train_s = point.best->report.time_to_train_s(f->train_tokens);
-                point.cost_usd = cost_usd(spec.chip, static_cast<double>(chips), point.time_to_train_s);
-            }
-            scaling.points.push_back(std::move(point));
-        }
-        spec.top_k = top_k;
-        // On the front: no other count is at least as fast and at least as cheap (and better in one).
-        for (auto& p : scaling.points) {
-            if (!p.best) continue;
-            p.on_front = true;
-            for (const auto& q : scaling.points) {
-                if (!q.best || &q == &p) continue;
-                const double q_cost = q.cost_usd.value_or(0), p_cost = p.cost_usd.value_or(0);
-                if (q.time_to_train_s <= p.time_to_train_s && q_cost <= p_cost &&
-                    (q.time_to_train_s < p.time_to_train_s || q_cost < p_cost))
-                    p.on_front = false;
-            }
-        }
-        const auto score = [&](const report::ScalingPoint& p) {
-            if (f->objective == "cost") return p.cost_usd.value_or(p.time_to_train_s * static_cast<double>(p.chips));
-            if (f->objective == "mfu") return -p.best->report.mfu;
-            return p.time_to_train_s;
-        };
-        const report::ScalingPoint* chosen = nullptr;
-        for (const auto& p : scaling.points)
-            if (p.best && (chosen == nullptr || score(p) < score(*chosen))) chosen = &p;
-        if (chosen != nullptr) scaling.chosen_chips = chosen->chips;
-        scaling.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const report::ScalingOutcome scaling = app::search_train_scaling(request);
         std::cout << (f->json ? report::scaling_json(scaling) : report::scaling_table(scaling)) << "\n";
     });
 }

@@ -180,7 +180,7 @@ std::string comparison_json(const std::vector<PublishedComparison>& comparisons)
 }
 
 std::string train_search_table(const TrainSearchOutcome& o) {
-    const TrainSearchSpec& spec = *o.spec;
+    const TrainSearchSpec& spec = o.spec;
     const TrainSearchResult& r = o.result;
     std::string text = "Search: " + spec.model.name + " on " + std::to_string(spec.cluster.chips()) + " x " + spec.chip.name + " (" +
                        spec.cluster.name + "), seq " + whole(spec.seq_len) + ", global batch " + whole(spec.global_batch_seqs) +
@@ -215,11 +215,11 @@ std::string train_search_json(const TrainSearchOutcome& o) {
     const TrainSearchResult& r = o.result;
     nlohmann::json doc;
     doc["schema"] = "ridgeline.search-train/1";
-    doc["model"] = o.spec->model.name;
-    doc["chip"] = o.spec->chip.name;
-    doc["chips"] = o.spec->cluster.chips();
-    doc["seq_len"] = o.spec->seq_len;
-    doc["global_batch_seqs"] = o.spec->global_batch_seqs;
+    doc["model"] = o.spec.model.name;
+    doc["chip"] = o.spec.chip.name;
+    doc["chips"] = o.spec.cluster.chips();
+    doc["seq_len"] = o.spec.seq_len;
+    doc["global_batch_seqs"] = o.spec.global_batch_seqs;
     doc["plans_evaluated"] = r.plans_evaluated;
     doc["plans_valid"] = r.plans_valid();
     doc["rejected"] = rejections_document(r);

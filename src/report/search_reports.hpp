@@ -18,7 +18,7 @@ struct PlanWithReport {
 };
 
 struct TrainSearchOutcome {
-    const TrainSearchSpec* spec = nullptr;
+    TrainSearchSpec spec;
     TrainSearchResult result;
     std::vector<PlanWithReport> top;  // the result's top plans, simulated in full
     double elapsed_s = 0;
