@@ -1,0 +1,67 @@
+#include "app/calibrate.hpp"
+
+#include <memory>
+
+#include "calibration/backend.hpp"
+#include "calibration/measurements.hpp"
+#include "core/error.hpp"
+#include "hardware/catalog.hpp"
+#include "report/calibration_reports.hpp"
+
+namespace ridgeline::app {
+
+std::filesystem::path fitted_chip_path(const std::filesystem::path& measurements) {
+    std::filesystem::path path = measurements;
+    path.replace_extension("");
+    path += ".chip.json";
+    return path;
+}
+
+CalibrateOutcome calibrate(const CalibrateRequest& request, const std::function<void(const calibration::StepReport&)>& progress) {
+    using namespace calibration;
+    BackendRequest backend_request;
+    backend_request.name = request.backend;
+    backend_request.devices = request.devices;
+    backend_request.arguments_fingerprint = request.arguments_fingerprint;
+    // Per pass: the sweep's passes multiply it (more repetitions filter out a busy host).
+    backend_request.repeat_target_s = request.small ? 0.01 : 0.04;
+    Provenance provenance = host_provenance();
+    backend_request.evict_bytes = provenance.cache_bytes;  // each device: the whole last-level cache
+    std::unique_ptr<Backend> backend = make_backend(backend_request);
+    provenance.backend = backend->name();
+    provenance.devices = backend->devices();
+    provenance.libraries = backend->libraries();
+
+    CalibrateOutcome out;
+    out.leader = backend->leader();
+    const auto save = [&](const Measurements& m) {
+        if (out.leader) write_file_atomically(request.output, measurements_json(m));
+    };
+    const auto report_progress = [&](const StepReport& step) {
+        if (out.leader && progress) progress(step);
+    };
+    SweepOutcome sweep = run_sweep(*backend, make_plan(backend->devices(), request.validate, request.small), provenance,
+                                   request.time_budget_s, report_progress, save);
+    if (!out.leader) return out;
+    save(sweep.measurements);
+    out.measurements = std::move(sweep.measurements);
+    out.passes = sweep.passes;
+    out.skipped = sweep.skipped;
+    if (!request.validate) return out;
+
+    // Fit on the fitting steps only, write the description, and read it back as any command would.
+    CalibrationValidation v;
+    v.fit = fit_measurements(out.measurements, request.output.string());
+    v.chip_path = fitted_chip_path(request.output);
+    const ChipSpec fitted = fitted_chip(v.fit, provenance, "calibrated-" + provenance.backend);
+    write_file_atomically(v.chip_path, report::fitted_chip_json(fitted, v.fit, provenance, request.output.string()));
+    v.chip = load_chip_file(v.chip_path);
+    v.cases = predict_holdout(v.chip, out.measurements);
+    v.summary = summarize(v.cases);
+    if (v.summary.count == 0)
+        throw InputError(kRequest, "time_budget", "no held-out case was measured within the budget; give more time");
+    out.validation = std::move(v);
+    return out;
+}
+
+}  // namespace ridgeline::app
