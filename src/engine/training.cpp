@@ -42,10 +42,8 @@ public:
 private:
     double peak(Dtype dtype) const { return s_.chip.peak_flops(dtype); }
     double hbm_Bps() const { return s_.chip.hbm_bw_Bps * s_.chip.efficiency.hbm; }
-    double axis(const std::string& name) const {
-        const auto it = s_.plan.axes.find(name);
-        return it == s_.plan.axes.end() ? 1.0 : d(it->second);
-    }
+    double axis(const std::string& name) const { return s_.plan.size(name); }
+    double axis(PlanAxis a) const { return s_.plan.size(a); }
 
     // The reference lives until the next call.
     const CollectiveCost& cost(const DerivedCollective& c) const {
@@ -122,7 +120,7 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     LayoutCostsReport out;
     LayoutCosts& l = out.costs;
 
-    const double pp = axis(plan.pipeline_axis), tp = axis("tensor"), cp = axis("context");
+    const double pp = axis(plan.pipeline_axis), tp = axis(PlanAxis::tensor), cp = axis(PlanAxis::context);
     l.pipeline_size = pp;
     // The slowest (largest) stage sets the pace of the pipeline.
     l.layers_per_stage = plan.stage_layers.empty() ? d(model.n_layers) / pp
@@ -174,11 +172,11 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
 
     // Memory per chip.
     l.layer_weight_elements = (1.0 - moe_fraction) * dense_work.weight_elements + moe_fraction * moe_work.weight_elements;
-    l.fsdp_size = axis("fsdp");
+    l.fsdp_size = axis(PlanAxis::fsdp);
     const double embedding_weights = d(model.vocab_size) * d(model.d_model) / (tp * l.fsdp_size) * (model.tied_embeddings || pp > 1 ? 1.0 : 2.0);
     l.local_params = l.layers_per_stage * l.layer_weight_elements + embedding_weights;
     for (const auto& a : s_.strategy.optimizer_shard_axes)
-        if (a != "fsdp") l.optimizer_shard_size *= axis(a);
+        if (a != axis_name(PlanAxis::fsdp)) l.optimizer_shard_size *= axis(a);
     // Activations: D-wide tensors follow the residual stream's sharding, the rest is split over tensor too.
     for (const Recompute mode : {Recompute::none, Recompute::selective, Recompute::full}) {
         const SavedTensors saved = saved_tensors(mode, AttentionKernel::fused);
@@ -210,16 +208,13 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
 }  // namespace
 
 void check_training_plan(const ModelSpec& m, const TrainingPlan& plan) {
-    const auto axis = [&](const std::string& name) {
-        const auto it = plan.axes.find(name);
-        return it == plan.axes.end() ? 1.0 : d(it->second);
-    };
-    const double tp = axis("tensor");
+    const auto axis = [&](const auto& name) { return plan.size(name); };
+    const double tp = axis(PlanAxis::tensor);
     if (std::fmod(d(m.n_heads), tp) != 0.0)
-        throw InputError("plan", "tensor", "tensor parallelism " + std::to_string(static_cast<long long>(tp)) +
+        throw InputError("plan", axis_name(PlanAxis::tensor), "tensor parallelism " + std::to_string(static_cast<long long>(tp)) +
                                                " does not divide the " + std::to_string(m.n_heads) + " query heads");
     if (!m.mla && std::fmod(d(m.n_kv_heads), tp) != 0.0)
-        throw InputError("plan", "tensor", "tensor parallelism " + std::to_string(static_cast<long long>(tp)) +
+        throw InputError("plan", axis_name(PlanAxis::tensor), "tensor parallelism " + std::to_string(static_cast<long long>(tp)) +
                                                " does not divide the " + std::to_string(m.n_kv_heads) + " KV heads");
     const double pp = axis(plan.pipeline_axis);
     if (!plan.stage_layers.empty()) {
@@ -235,8 +230,8 @@ void check_training_plan(const ModelSpec& m, const TrainingPlan& plan) {
         throw InputError("plan", plan.pipeline_axis, std::to_string(m.n_layers) + " layers do not split into " +
                                                          std::to_string(static_cast<long long>(pp * plan.virtual_stages)) +
                                                          " pipeline stages");
-    if (m.moe && std::fmod(d(m.moe->n_experts), axis("expert")) != 0.0)
-        throw InputError("plan", "expert", "expert parallelism does not divide the " + std::to_string(m.moe->n_experts) + " experts");
+    if (m.moe && std::fmod(d(m.moe->n_experts), axis(PlanAxis::expert)) != 0.0)
+        throw InputError("plan", axis_name(PlanAxis::expert), "expert parallelism does not divide the " + std::to_string(m.moe->n_experts) + " experts");
     if (plan.microbatches < 1 || plan.micro_batch_seqs < 1)
         throw InputError("plan", "micro_batch", "the global batch does not split into whole micro-batches");
 }

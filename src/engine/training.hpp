@@ -8,6 +8,7 @@
 #include "engine/step_model.hpp"
 #include "hardware/chip.hpp"
 #include "mesh/mesh.hpp"
+#include "mesh/plan_axes.hpp"
 #include "model/transformer_math.hpp"
 #include "sharding/derive.hpp"
 #include "sharding/strategy.hpp"
@@ -30,7 +31,13 @@ struct TrainingPlan {
     Dtype compute = Dtype::bf16;        // matmul arithmetic (fp8: GEMMs only)
     bool overlap_data_parallel = true;  // gradient reduction and weight gathers under compute
     bool overlap_tensor_parallel = false;
-    std::string pipeline_axis = "pipeline";
+    std::string pipeline_axis = axis_name(PlanAxis::pipeline);
+    // An axis's size (1 where the plan does not have it).
+    [[nodiscard]] double size(const std::string& axis) const {
+        const auto it = axes.find(axis);
+        return it == axes.end() ? 1.0 : static_cast<double>(it->second);
+    }
+    [[nodiscard]] double size(PlanAxis axis) const { return size(axis_name(axis)); }
 };
 
 struct TrainingScenario {

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "mesh/plan_axes.hpp"
 
 namespace ridgeline {
 
@@ -110,7 +111,7 @@ ServeSearchResult search_serving(const ServeSearchSpace& space) {
                     s.plan.pp = pp;
                     s.plan.ep = ep;
                     s.plan.dp = dp;
-                    s.mesh = place_mesh(s.cluster, {{"data", dp / ep}, {"expert", ep}, {"tensor", tp}, {"pipeline", pp}}, {});
+                    s.mesh = place_mesh(s.cluster, {{axis_name(PlanAxis::data), dp / ep}, {axis_name(PlanAxis::expert), ep}, {axis_name(PlanAxis::tensor), tp}, {axis_name(PlanAxis::pipeline), pp}}, {});
                     for (const Dtype weights : weight_dtypes)
                         for (const Dtype kv : kv_dtypes) {
                             s.plan.weights = weights;

@@ -9,6 +9,7 @@
 #include "engine/layer_ops.hpp"
 #include "engine/roofline.hpp"
 #include "inference/serving_rules.hpp"
+#include "mesh/plan_axes.hpp"
 #include "model/transformer_math.hpp"
 
 namespace ridgeline {
@@ -33,8 +34,7 @@ public:
 
 private:
     void matmul(LayerCost& c, double rows, double contract, double cols, double copies, double fraction) const;
-    void collective(LayerCost& c, const std::string& what, CollectiveKind kind, const std::string& axis, double bytes,
-                    double fraction) const;
+    void collective(LayerCost& c, const std::string& what, CollectiveKind kind, PlanAxis axis, double bytes, double fraction) const;
 
     const ServingScenario& s_;
     double tp_, ep_, hbm_Bps_;
@@ -57,11 +57,11 @@ void ChipModel::matmul(LayerCost& c, double rows, double contract, double cols, 
     if (t.compute_s >= t.memory_s) c.matmul_compute_bound_s += t.compute_s;
 }
 
-void ChipModel::collective(LayerCost& c, const std::string& what, CollectiveKind kind, const std::string& axis,
-                           double bytes, double fraction) const {
-    const auto group = group_footprint(s_.mesh, {axis}, "plan");
+void ChipModel::collective(LayerCost& c, const std::string& what, CollectiveKind kind, PlanAxis axis, double bytes,
+                           double fraction) const {
+    const auto group = group_footprint(s_.mesh, {axis_name(axis)}, "plan");
     const CollectiveCost cost = collective_cost(s_.cluster, group, kind, collective_link_bytes(s_.chip, kind, bytes));
-    CollectiveUse use{what, kind, axis, bytes * fraction, cost.time_s() * fraction, cost.bottleneck};
+    CollectiveUse use{what, kind, axis_name(axis), bytes * fraction, cost.time_s() * fraction, cost.bottleneck};
     c.collective_s += use.time_s;
     c.collectives.push_back(std::move(use));
 }
@@ -122,7 +122,7 @@ LayerCost ChipModel::layer(bool decode, double seqs, double len) const {
     }
     if (s_.plan.tp > 1)
         for (const char* what : {"tensor all-reduce (attention out)", "tensor all-reduce (MLP out)"})
-            collective(c, what, CollectiveKind::all_reduce, "tensor", tokens * D * act, 1.0);
+            collective(c, what, CollectiveKind::all_reduce, PlanAxis::tensor, tokens * D * act, 1.0);
     if (m.moe) {
         const MoeSpec& moe = *m.moe;
         const double moe_fraction = d(m.moe_layers()) / layers;
@@ -141,7 +141,7 @@ LayerCost ChipModel::layer(bool decode, double seqs, double len) const {
         matmul(c, rows, width / tp_, D, touched / ep_, moe_fraction);
         if (s_.plan.ep > 1)
             for (const char* what : {"expert all-to-all (dispatch)", "expert all-to-all (combine)"})
-                collective(c, what, CollectiveKind::all_to_all, "expert", group_tokens * d(moe.top_k) * D * act,
+                collective(c, what, CollectiveKind::all_to_all, PlanAxis::expert, group_tokens * d(moe.top_k) * D * act,
                            moe_fraction);
     }
     return c;
@@ -162,7 +162,7 @@ PhaseCost ChipModel::phase(bool decode, double seqs, double len) const {
     p.output_layer_s = logits.matmul_s;
     std::string pipeline_level;
     if (s_.plan.pp > 1) {
-        const auto group = group_footprint(s_.mesh, {"pipeline"}, "plan");
+        const auto group = group_footprint(s_.mesh, {axis_name(PlanAxis::pipeline)}, "plan");
         const double bytes = p.tokens * d(m.d_model) * bytes_per_element(kActivations);
         const CollectiveCost send =
             collective_cost(s_.cluster, group, CollectiveKind::permute, collective_link_bytes(s_.chip, CollectiveKind::permute, bytes));

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "io/quantity_text.hpp"
+#include "mesh/plan_axes.hpp"
 
 namespace ridgeline {
 
@@ -15,8 +16,9 @@ namespace {
 // activation per micro-batch across their boundary, so they go outermost (as Megatron orders them).
 int hunger_rank(const std::string& name) {
     static const std::vector<std::vector<std::string>> ranks = {
-        {"tensor", "tp", "model", "sequence", "sp"}, {"expert", "ep"}, {"context", "cp"},
-        {"fsdp", "zero"},                           {"data", "dp", "replica"}, {"pipeline", "pp", "stage"}};
+        {axis_name(PlanAxis::tensor), "tp", "model", "sequence", "sp"}, {axis_name(PlanAxis::expert), "ep"},
+        {axis_name(PlanAxis::context), "cp"}, {axis_name(PlanAxis::fsdp), "zero"}, {axis_name(PlanAxis::data), "dp", "replica"},
+        {axis_name(PlanAxis::pipeline), "pp", "stage"}};
     for (std::size_t r = 0; r < ranks.size(); ++r)
         if (std::find(ranks[r].begin(), ranks[r].end(), name) != ranks[r].end()) return static_cast<int>(r);
     return static_cast<int>(ranks.size());

@@ -1,6 +1,7 @@
 #include "scenario/serving_setup.hpp"
 
 #include "core/error.hpp"
+#include "mesh/plan_axes.hpp"
 
 namespace ridgeline {
 
@@ -42,8 +43,8 @@ ServingScenario build_serving_scenario(const ServingSetup& setup) {
     ClusterShape shape;
     shape.chips = setup.chips;
     s.cluster = build_cluster(setup.hardware, shape);
-    const std::vector<MeshAxis> axes = {{"data", s.plan.dp / s.plan.ep}, {"expert", s.plan.ep},
-                                        {"tensor", s.plan.tp}, {"pipeline", s.plan.pp}};
+    const std::vector<MeshAxis> axes = {{axis_name(PlanAxis::data), s.plan.dp / s.plan.ep}, {axis_name(PlanAxis::expert), s.plan.ep},
+                                        {axis_name(PlanAxis::tensor), s.plan.tp}, {axis_name(PlanAxis::pipeline), s.plan.pp}};
     s.mesh = place_mesh(s.cluster, axes, {});
     return s;
 }

@@ -8,13 +8,14 @@
 
 #include "collective/collective_memo.hpp"
 #include "core/error.hpp"
+#include "mesh/plan_axes.hpp"
 #include "search/search_front.hpp"
 
 namespace ridgeline {
 
 namespace {
 
-constexpr std::array<const char*, 6> kAxisNames = {"data", "fsdp", "expert", "tensor", "context", "pipeline"};
+constexpr const auto& kAxisNames = kPlanAxisNames;
 enum AxisIndex : std::uint8_t { kData, kFsdp, kExpert, kTensor, kContext, kPipeline };
 
 double d(std::int64_t value) { return static_cast<double>(value); }
@@ -162,7 +163,7 @@ void Search::check_fixed() const {
                                          text(chips) + " chips");
     if (f.dp && f.tp && f.pp && f.cp && fixed_product != chips)
         throw InputError(kRequest, "dp", "dp x tp x pp x cp = " + text(fixed_product) + " but there are " + text(chips) + " chips");
-    if (f.dp && f.fsdp && *f.dp % *f.fsdp != 0) throw InputError(kRequest, "fsdp", "does not divide --dp " + text(*f.dp));
+    if (f.dp && f.fsdp && *f.dp % *f.fsdp != 0) throw InputError(kRequest, "fsdp", "does not divide dp " + text(*f.dp));
     if (f.tp && m.n_heads % *f.tp != 0)
         throw InputError(kRequest, "tp", text(*f.tp) + " does not divide the model's " + text(m.n_heads) + " query heads");
     if (f.tp && !m.mla && m.n_kv_heads % *f.tp != 0)

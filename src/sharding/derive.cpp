@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "mesh/plan_axes.hpp"
 
 namespace ridgeline {
 
@@ -268,7 +269,7 @@ void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& res
     const AxisList expert_tensor_axes = s.w_mlp_in.on(D::mlp);
     const double ep = c.size(expert_axes), etp = c.size(expert_tensor_axes);
     if (std::fmod(E, ep) != 0.0)
-        throw InputError("plan", expert_axes.empty() ? "expert" : expert_axes.front(),
+        throw InputError("plan", expert_axes.empty() ? axis_name(PlanAxis::expert) : expert_axes.front(),
                          std::to_string(moe.n_experts) + " experts do not split " + std::to_string(static_cast<long long>(ep)) + " ways");
     const double up = model.mlp == MlpKind::gated ? 2.0 * F : F;
     if (std::fmod(F, etp) != 0.0)
