@@ -11,14 +11,14 @@ std::unique_ptr<Backend> make_backend(const BackendRequest& request) {
 #ifdef RIDGELINE_HAVE_MPI
         return make_mpi_backend(request);
 #else
-        throw InputError(kRequest, "backend", "this ridgeline was built without MPI (CMake found no MPI); use --backend cpu");
+        throw InputError(kRequest, "backend", "this ridgeline was built without MPI (CMake found no MPI); use backend cpu");
 #endif
     }
     if (request.name == "cuda") {
 #ifdef RIDGELINE_HAVE_CUDA
         return make_cuda_backend(request);
 #else
-        throw InputError(kRequest, "backend", "this ridgeline was built without CUDA and NCCL; use --backend cpu");
+        throw InputError(kRequest, "backend", "this ridgeline was built without CUDA and NCCL; use backend cpu");
 #endif
     }
     throw InputError(kRequest, "backend", "unknown backend \"" + request.name + "\" (known: cpu, mpi, cuda)");

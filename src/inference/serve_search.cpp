@@ -77,7 +77,7 @@ ServeSearchResult search_serving(const ServeSearchSpace& space) {
     const ModelSpec& m = space.model;
     const ChipSpec& chip = space.hardware.chip;
     if (space.objective == ServeObjective::cost && !chip.price_usd_per_chip_hour)
-        throw InputError(kRequest, "objective", chip.name + " has no hourly price in its hardware file; use --objective throughput");
+        throw InputError(kRequest, "objective", chip.name + " has no hourly price in its hardware file; use objective throughput");
     if (space.chip_counts.empty()) throw InputError(kRequest, "chips", "no chip count to search");
 
     std::vector<Dtype> weight_dtypes = {Dtype::bf16, Dtype::int8, Dtype::int4};

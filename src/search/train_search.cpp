@@ -150,13 +150,13 @@ void Search::check_fixed() const {
     const SearchConstraints& f = spec_.fixed;
     const ModelSpec& m = spec_.model;
     const std::int64_t chips = spec_.cluster.chips();
-    const auto divides_chips = [&](const std::optional<std::int64_t>& value, const char* flag) {
-        if (value && chips % *value != 0) throw InputError(flag, "", text(*value) + " does not divide " + text(chips) + " chips");
+    const auto divides_chips = [&](const std::optional<std::int64_t>& value, const char* field) {
+        if (value && chips % *value != 0) throw InputError(kRequest, field, text(*value) + " does not divide " + text(chips) + " chips");
     };
-    divides_chips(f.tp, "--tp");
-    divides_chips(f.pp, "--pp");
-    divides_chips(f.cp, "--cp");
-    divides_chips(f.dp, "--dp");
+    divides_chips(f.tp, "tp");
+    divides_chips(f.pp, "pp");
+    divides_chips(f.cp, "cp");
+    divides_chips(f.dp, "dp");
     const std::int64_t fixed_product = f.tp.value_or(1) * f.pp.value_or(1) * f.cp.value_or(1) * f.dp.value_or(1);
     if (chips % fixed_product != 0)
         throw InputError(kRequest, "dp", "the fixed degrees multiply to " + text(fixed_product) + ", which does not divide " +
@@ -179,8 +179,8 @@ void Search::check_fixed() const {
                                          text(static_cast<std::int64_t>(spec_.global_batch_seqs)) + " sequences");
     if (f.vpp && *f.vpp > 1 && f.pp && *f.pp == 1) throw InputError(kRequest, "vpp", "virtual stages need pipeline parallelism");
     if (f.zero && f.fsdp && *f.fsdp > 1 && *f.zero != 3) throw InputError(kRequest, "zero", "fsdp shards everything (ZeRO-3)");
-    if (f.zero && f.fsdp && *f.fsdp == 1 && *f.zero == 3) throw InputError(kRequest, "zero", "ZeRO-3 is fsdp: give --fsdp above 1 or leave it free");
-    if (f.etp && *f.etp != 1 && f.tp && *f.etp != *f.tp) throw InputError(kRequest, "etp", "must be 1 or equal to --tp");
+    if (f.zero && f.fsdp && *f.fsdp == 1 && *f.zero == 3) throw InputError(kRequest, "zero", "ZeRO-3 is fsdp: give fsdp above 1 or leave it free");
+    if (f.etp && *f.etp != 1 && f.tp && *f.etp != *f.tp) throw InputError(kRequest, "etp", "must be 1 or equal to tp");
     if (f.placement) {
         if (f.placement->size() > kAxisNames.size()) throw InputError(kRequest, "placement", "names more axes than a plan has");
         for (const auto& name : *f.placement) {
@@ -481,8 +481,8 @@ TrainSearchResult Search::run() {
             if (pareto.admits(p.step_time_s, p.memory_bytes, p.ordinal)) pareto.insert(p);
     }
     if (out.plans_evaluated == 0)
-        throw InputError("flags", "fixed knobs", "no plan on " + text(spec_.cluster.chips()) + " chips matches the knobs given together "
-                                                 "(a --vpp or --schedule no pipeline split of " + text(spec_.model.n_layers) + " layers allows?)");
+        throw InputError("search", "fixed knobs", "no plan on " + text(spec_.cluster.chips()) + " chips matches the knobs given together "
+                                                 "(a vpp or schedule no pipeline split of " + text(spec_.model.n_layers) + " layers allows?)");
     out.top = top.plans();
     out.pareto = pareto.plans();
     return out;

@@ -154,7 +154,7 @@ Cluster build_cluster(const Hardware& hardware, const ClusterShape& shape) {
             dims = auto_torus_shape(slice_chips, system.scale_up);
             if (dims.empty())
                 throw InputError(kRequest, "chips", std::to_string(slice_chips) + " chips cannot be shaped into a torus of " +
-                                                    system.name + "; give --topology");
+                                                    system.name + "; give topology");
         }
         check_fits_pod(dims, system.scale_up);
         const auto wraps = torus_wraps(dims, system.scale_up);
@@ -169,7 +169,7 @@ Cluster build_cluster(const Hardware& hardware, const ClusterShape& shape) {
         domain_chips = system.scale_up.domain_size;
         if (shape.chips > 0 && shape.chips < domain_chips && shape.domains <= 1) domain_chips = shape.chips;  // part of one node
         if (!shape.torus_dims.empty())
-            throw InputError(kRequest, "topology", system.name + " is a switched system; give --nodes or --chips");
+            throw InputError(kRequest, "topology", system.name + " is a switched system; give nodes or chips");
         cluster.dims.push_back(
             make_switched_dim("nvlink", domain_chips, chip.nvlink->bw_per_chip_Bps_one_way, chip.nvlink->hop_latency_s));
     }
