@@ -65,22 +65,20 @@ TEST_CASE("on an ideal chip, decode and prefill agree with the closed-form roofl
     // Prefill of 1024 tokens is compute-bound: FLOPs over the peak.
     const double prefill_flops = 1024 * flops_per_token(m, 1024, true).forward();
     CHECK(test::relative_error(r.prefill.time_s, prefill_flops / chip.peak_flops(Dtype::bf16)) < 0.05);
-    CHECK(r.prefill.bound == "compute");
-    CHECK(r.decode.bound.rfind("memory", 0) == 0);
+    CHECK(r.prefill.bound.bound == Bound::compute);
+    CHECK(r.decode.bound.bound == Bound::weights);
 }
 
 TEST_CASE("more chips never slow a memory-bound decode step under tensor parallelism until the network dominates") {
     for (const auto& [model, hardware] : {std::pair{"llama3-70b", "h100"}, std::pair{"llama3-8b", "tpu-v5e"}}) {
         CAPTURE(model);
         double previous = 0;
-        std::string previous_bound;
         for (std::int64_t tp = 1; tp <= 8; tp *= 2) {
             const ServingReport r = serve(setup_for(model, hardware, tp, tp, 8, 2048, 256));
             CAPTURE(tp);
-            if (tp > 1 && r.decode.bound.rfind("network", 0) != 0) CHECK(r.decode.time_s <= previous);
+            if (tp > 1 && r.decode.bound.bound != Bound::network) CHECK(r.decode.time_s <= previous);
             if (tp == 2) CHECK(r.decode.time_s < previous);  // the weights now stream from two HBMs
             previous = r.decode.time_s;
-            previous_bound = r.decode.bound;
         }
     }
 }

@@ -6,11 +6,10 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "engine/bound.hpp"
 #include "hardware/system.hpp"
 
 namespace ridgeline {
-
-enum class Bound { compute, memory };
 
 struct RooflineTime {
     double flops = 0;
@@ -75,7 +74,5 @@ struct RidgePoint {
 
 // Peak FLOPs bought per dollar at the chip's hourly price; nullopt where the file gives no price.
 [[nodiscard]] std::optional<double> peak_flops_per_usd(const ChipSpec& chip, Dtype dtype);
-
-[[nodiscard]] inline const char* bound_name(Bound bound) { return bound == Bound::compute ? "compute" : "memory"; }
 
 }  // namespace ridgeline

@@ -146,7 +146,7 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     l.weight_comm_bwd_s = mix([](const LayerTime& t) { return t.comm_bwd.weights; });
     l.gradient_comm_s = mix([](const LayerTime& t) { return t.per_step.gradients; });
     l.gather_comm_s = mix([](const LayerTime& t) { return t.per_step.weight_gathers; });
-    out.matmul_bound = dense.matmul_memory_bound ? "memory" : "compute";
+    out.matmul_bound = dense.matmul_memory_bound ? Bound::memory : Bound::compute;
     out.tensor_level = dense.comm_fwd.tensor_level;
     out.context_level = dense.comm_fwd.context_level;
     out.expert_level = moe.comm_fwd.expert_level;
@@ -281,21 +281,21 @@ TrainingReport simulate_training(const TrainingScenario& scenario) {
     report.collectives = (scenario.model.moe ? work.moe : work.dense).collectives;
 
     const auto part = [&](StepPart p) { return parts[static_cast<std::size_t>(p)]; };
-    const char* optimizer_bound = knobs.offload_optimizer ? "host link" : "memory";
+    const auto network = [](const std::string& level) { return Limit{Bound::network, level}; };
     report.components = {
-        {"matmuls (incl. output layer)", part(StepPart::matmuls), layout.matmul_bound},
-        {"attention", part(StepPart::attention), "compute"},
-        {"elementwise (norms, activations)", part(StepPart::elementwise), "memory"},
-        {"kernel launches", part(StepPart::launches), "latency"},
-        {"recomputation", part(StepPart::recompute), "compute"},
-        {"tensor-parallel comms (exposed)", part(StepPart::tensor_comm), layout.tensor_level},
-        {"context-parallel comms (exposed)", part(StepPart::context_comm), layout.context_level},
-        {"expert all-to-all (exposed)", part(StepPart::expert_comm), layout.expert_level},
-        {"weight gathers (exposed)", part(StepPart::weight_gathers), layout.weights_level},
-        {"pipeline bubble", part(StepPart::bubble), "pipeline"},
-        {"pipeline sends", part(StepPart::pipeline_sends), layout.send_level},
-        {"gradient sync (exposed)", part(StepPart::gradient_sync), layout.step_level},
-        {"optimizer step", part(StepPart::optimizer), optimizer_bound},
+        {"matmuls (incl. output layer)", part(StepPart::matmuls), {layout.matmul_bound, ""}},
+        {"attention", part(StepPart::attention), {Bound::compute, ""}},
+        {"elementwise (norms, activations)", part(StepPart::elementwise), {Bound::memory, ""}},
+        {"kernel launches", part(StepPart::launches), {Bound::latency, ""}},
+        {"recomputation", part(StepPart::recompute), {Bound::compute, ""}},
+        {"tensor-parallel comms (exposed)", part(StepPart::tensor_comm), network(layout.tensor_level)},
+        {"context-parallel comms (exposed)", part(StepPart::context_comm), network(layout.context_level)},
+        {"expert all-to-all (exposed)", part(StepPart::expert_comm), network(layout.expert_level)},
+        {"weight gathers (exposed)", part(StepPart::weight_gathers), network(layout.weights_level)},
+        {"pipeline bubble", part(StepPart::bubble), {Bound::pipeline, ""}},
+        {"pipeline sends", part(StepPart::pipeline_sends), network(layout.send_level)},
+        {"gradient sync (exposed)", part(StepPart::gradient_sync), network(layout.step_level)},
+        {"optimizer step", part(StepPart::optimizer), {knobs.offload_optimizer ? Bound::host_link : Bound::memory, ""}},
     };
     double largest = -1;
     for (const auto& c : report.components)

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "collective/collective.hpp"
+#include "engine/bound.hpp"
 #include "engine/step_model.hpp"
 #include "hardware/chip.hpp"
 #include "mesh/mesh.hpp"
@@ -54,7 +55,7 @@ struct TrainingScenario {
 struct StepComponent {
     std::string name;  // "matmuls", "attention", "tensor-parallel comms (exposed)", ...
     double time_s = 0;
-    std::string bound;  // compute, memory, or the network level
+    Limit bound;
 };
 
 // One average layer on the slowest stage, for one micro-batch.
@@ -74,7 +75,7 @@ struct TrainingReport {
     double hfu = 0;                    // counting recomputation
     std::vector<StepComponent> components;  // sum to step_time_s
     LayerBreakdown per_layer;
-    std::string bound;                 // of the largest component
+    Limit bound;                       // of the largest component
     MemoryBreakdown memory;
     double hbm_bytes = 0;
     bool fits = true;
@@ -97,7 +98,8 @@ struct LayoutWork {
 // The costs, with the names of what bounds each (for reports).
 struct LayoutCostsReport {
     LayoutCosts costs;
-    std::string matmul_bound, tensor_level, context_level, expert_level, weights_level, send_level, step_level;
+    Bound matmul_bound = Bound::compute;
+    std::string tensor_level, context_level, expert_level, weights_level, send_level, step_level;  // link levels
 };
 class CollectiveMemo;
 // `memo` (may be null) remembers collective costs across calls on the same cluster.

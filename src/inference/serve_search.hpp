@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+
+#include "engine/bound.hpp"
 #include <vector>
 
 #include "hardware/system.hpp"
@@ -34,7 +36,7 @@ struct ServeCandidate {
     double output_tokens_per_s = 0, output_tokens_per_s_per_chip = 0, tokens_per_s_per_user = 0;
     std::optional<double> cost_per_million_output_tokens_usd;
     double memory_per_chip_bytes = 0;
-    std::string decode_bound;
+    Limit decode_bound;
     bool meets_slo = false;
 };
 

@@ -187,10 +187,10 @@ PhaseCost ChipModel::phase(bool decode, double seqs, double len) const {
             level = use.bottleneck;
         }
     const double worst = std::max({p.compute_s, p.weights_s, p.kv_s, p.network_s});
-    if (worst == p.compute_s) p.bound = "compute";
-    else if (worst == p.weights_s) p.bound = "memory (weights)";
-    else if (worst == p.kv_s) p.bound = "memory (KV cache)";
-    else p.bound = "network (" + level + ")";
+    if (worst == p.compute_s) p.bound = {Bound::compute, ""};
+    else if (worst == p.weights_s) p.bound = {Bound::weights, ""};
+    else if (worst == p.kv_s) p.bound = {Bound::kv_cache, ""};
+    else p.bound = {Bound::network, level};
     return p;
 }
 

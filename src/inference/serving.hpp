@@ -8,6 +8,7 @@
 
 #include "collective/collective.hpp"
 #include "core/dtype.hpp"
+#include "engine/bound.hpp"
 #include "hardware/chip.hpp"
 #include "mesh/mesh.hpp"
 #include "model/model_spec.hpp"
@@ -79,7 +80,7 @@ struct PhaseCost {
     double time_s = 0;           // TTFT (prefill of one prompt) or TPOT (one decode step)
     // Time split by what bounds it: compute, weight loading, KV cache, network.
     double compute_s = 0, weights_s = 0, kv_s = 0, network_s = 0;
-    std::string bound;           // "compute", "memory (weights)", "memory (KV cache)" or "network (<level>)"
+    Limit bound;                 // compute, weights, KV cache or the network
     bool matmuls_compute_bound = false;
 };
 
@@ -134,7 +135,7 @@ struct CurvePoint {
     double output_tokens_per_s = 0;
     double output_tokens_per_s_per_chip = 0;
     double tokens_per_s_per_user = 0;
-    std::string bound;
+    Limit bound;
     bool matmuls_compute_bound = false;
     bool fits = true;
 };

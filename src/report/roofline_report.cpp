@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "report/bound_text.hpp"
 #include "report/reports.hpp"
 #include "report/table.hpp"
 

@@ -4,6 +4,7 @@
 
 #include "model/model_summary.hpp"
 #include "report/json_documents.hpp"
+#include "report/bound_text.hpp"
 #include "report/reports.hpp"
 #include "report/search_reports.hpp"
 #include "report/table.hpp"
@@ -200,7 +201,7 @@ std::string train_search_table(const TrainSearchOutcome& o) {
         std::string line;
         for (const StepComponent& c : o.top[i].report.components)
             if (c.time_s > 0.005 * o.top[i].report.step_time_s)
-                line += (line.empty() ? "" : ", ") + c.name + " " + fixed(100.0 * c.time_s / o.top[i].report.step_time_s, 0) + "% (" + c.bound + ")";
+                line += (line.empty() ? "" : ", ") + c.name + " " + fixed(100.0 * c.time_s / o.top[i].report.step_time_s, 0) + "% (" + limit_text(c.bound) + ")";
         shares.add_row({std::to_string(i + 1), line});
     }
     text += shares.render() + "\n";

@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "report/bound_text.hpp"
 #include "report/reports.hpp"
 #include "report/table.hpp"
 
@@ -32,7 +33,7 @@ nlohmann::json phase_json(const PhaseCost& p) {
         collectives.push_back({{"what", use.what}, {"op", collective_name(use.kind)}, {"axis", use.axis},
                                {"bytes", use.bytes}, {"time_s", use.time_s}, {"bottleneck", use.bottleneck}});
     return {{"time_s", p.time_s},
-            {"bound", p.bound},
+            {"bound", limit_text(p.bound)},
             {"tokens", p.tokens},
             {"context_tokens", p.context},
             {"matmuls_compute_bound", p.matmuls_compute_bound},
@@ -64,10 +65,10 @@ std::string serve_table(const ServingScenario& s, const ServingReport& r, const 
                        " tokens, output " + fixed(s.output_len, 0) + " tokens\n\n";
     Table prefill({"prefill of one prompt, per chip", "amount", "time"});
     phase_rows(prefill, r.prefill);
-    text += prefill.render() + "time to first token " + seconds(r.prefill.time_s) + ", bound: " + r.prefill.bound + "\n\n";
+    text += prefill.render() + "time to first token " + seconds(r.prefill.time_s) + ", bound: " + limit_text(r.prefill.bound) + "\n\n";
     Table decode({"decode step (context " + fixed(r.decode.context, 0) + "), per chip", "amount", "time"});
     phase_rows(decode, r.decode);
-    text += decode.render() + "time per output token " + seconds(r.decode.time_s) + ", bound: " + r.decode.bound +
+    text += decode.render() + "time per output token " + seconds(r.decode.time_s) + ", bound: " + limit_text(r.decode.bound) +
             " (matmuls " + (r.decode.matmuls_compute_bound ? "compute" : "memory") + "-bound)\n\n";
     if (r.moe) {
         text += "MoE decode: " + fixed(r.moe->tokens_per_group, 0) + " tokens per expert group touch " +
@@ -98,7 +99,7 @@ std::string serve_table(const ServingScenario& s, const ServingReport& r, const 
         for (const CurvePoint& p : extras.curve->points)
             curve.add_row({fixed(p.batch_seqs, 0), seconds(p.tpot_s), seconds(p.ttft_s), si(p.output_tokens_per_s),
                            si(p.output_tokens_per_s_per_chip), fixed(p.tokens_per_s_per_user, 1),
-                           p.bound + (p.batch_seqs == extras.curve->critical_batch_seqs ? " <- critical batch" : ""),
+                           limit_text(p.bound) + (p.batch_seqs == extras.curve->critical_batch_seqs ? " <- critical batch" : ""),
                            p.fits ? "yes" : "no"});
         text += "\n" + curve.render();
         text += extras.curve->critical_batch_seqs > 0
@@ -163,7 +164,7 @@ std::string serve_json(const ServingScenario& s, const ServingReport& r, const S
             points.push_back({{"batch_seqs", p.batch_seqs}, {"tpot_s", p.tpot_s}, {"ttft_s", p.ttft_s},
                               {"output_tokens_per_s", p.output_tokens_per_s},
                               {"output_tokens_per_s_per_chip", p.output_tokens_per_s_per_chip},
-                              {"tokens_per_s_per_user", p.tokens_per_s_per_user}, {"decode_bound", p.bound},
+                              {"tokens_per_s_per_user", p.tokens_per_s_per_user}, {"decode_bound", limit_text(p.bound)},
                               {"matmuls_compute_bound", p.matmuls_compute_bound}, {"fits", p.fits}});
         doc["curve"] = {{"points", points},
                         {"critical_batch_seqs", extras.curve->critical_batch_seqs > 0

@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "report/bound_text.hpp"
 #include "report/reports.hpp"
 #include "report/table.hpp"
 
@@ -18,7 +19,7 @@ std::vector<std::string> candidate_row(const ServeCandidate& c) {
             si(c.output_tokens_per_s_per_chip),
             fixed(c.tokens_per_s_per_user, 1),
             c.cost_per_million_output_tokens_usd ? "$" + fixed(*c.cost_per_million_output_tokens_usd, 3) : "-",
-            c.decode_bound};
+            limit_text(c.decode_bound)};
 }
 
 const std::vector<std::string> kHeaders = {"chips", "tp/pp/ep/dp", "weights/KV", "batch", "TTFT", "TPOT",
@@ -37,7 +38,7 @@ nlohmann::json candidate_json(const ServeCandidate& c) {
             {"cost_per_million_output_tokens_usd",
              c.cost_per_million_output_tokens_usd ? nlohmann::json(*c.cost_per_million_output_tokens_usd) : nlohmann::json(nullptr)},
             {"memory_per_chip_bytes", c.memory_per_chip_bytes},
-            {"decode_bound", c.decode_bound},
+            {"decode_bound", limit_text(c.decode_bound)},
             {"meets_slo", c.meets_slo}};
 }
 

@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/cost.hpp"
+#include "report/bound_text.hpp"
 #include "report/json_documents.hpp"
 #include "report/reports.hpp"
 #include "report/table.hpp"
@@ -29,9 +30,9 @@ std::string training_table(const TrainingScenario& s, const TrainingReport& r, d
     Table steps({"component", "time per step", "share", "bound"});
     for (const auto& c : r.components) {
         if (c.time_s <= 0) continue;
-        steps.add_row({c.name, seconds(c.time_s), fixed(100.0 * c.time_s / r.step_time_s, 1) + "%", c.bound});
+        steps.add_row({c.name, seconds(c.time_s), fixed(100.0 * c.time_s / r.step_time_s, 1) + "%", limit_text(c.bound)});
     }
-    steps.add_row({"step", seconds(r.step_time_s), "100.0%", r.bound});
+    steps.add_row({"step", seconds(r.step_time_s), "100.0%", limit_text(r.bound)});
     text += steps.render() + "\n";
     text += "one layer, one micro-batch: forward " + seconds(r.per_layer.forward_s) + ", backward " +
             seconds(r.per_layer.backward_s) + ", recompute " + seconds(r.per_layer.recompute_s) + ", exposed comms " +
@@ -81,9 +82,9 @@ nlohmann::json training_document(const TrainingScenario& s, const TrainingReport
     doc["model_flops_per_token"] = r.model_flops_per_token;
     doc["mfu"] = r.mfu;
     doc["hfu"] = r.hfu;
-    doc["bound"] = r.bound;
+    doc["bound"] = limit_text(r.bound);
     doc["breakdown"] = nlohmann::json::array();
-    for (const auto& c : r.components) doc["breakdown"].push_back({{"name", c.name}, {"time_s", c.time_s}, {"bound", c.bound}});
+    for (const auto& c : r.components) doc["breakdown"].push_back({{"name", c.name}, {"time_s", c.time_s}, {"bound", limit_text(c.bound)}});
     doc["per_layer"] = {{"forward_s", r.per_layer.forward_s},
                         {"backward_s", r.per_layer.backward_s},
                         {"recompute_s", r.per_layer.recompute_s},

@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "report/bound_text.hpp"
 #include "report/reports.hpp"
 #include "report/table.hpp"
 
@@ -20,8 +21,8 @@ std::string validation_table(const ValidationResult& v) {
         if (!r.ok) skipped.add_row({r.id, r.reason});
         else if (r.kind == "serve")
             serving.add_row({r.id, fixed(r.batch_seqs, 0), si(r.predicted_output_tokens_per_s), si(r.measured_output_tokens_per_s),
-                             percent(r.error), r.bound});
-        else records.add_row({r.id, si(r.predicted_tokens_per_s), si(r.measured_tokens_per_s), percent(r.error), r.bound});
+                             percent(r.error), limit_text(r.bound)});
+        else records.add_row({r.id, si(r.predicted_tokens_per_s), si(r.measured_tokens_per_s), percent(r.error), limit_text(r.bound)});
     }
     std::string text;
     if (v.overall.count > 0) text += records.render() + "\n";
@@ -50,13 +51,13 @@ std::string validation_json(const ValidationResult& v) {
             record["measured_output_tokens_per_s"] = r.measured_output_tokens_per_s;
             record["error"] = r.error;
             record["batch_seqs"] = r.batch_seqs;
-            record["bound"] = r.bound;
+            record["bound"] = limit_text(r.bound);
         } else if (r.ok) {
             record["predicted_tokens_per_s"] = r.predicted_tokens_per_s;
             record["measured_tokens_per_s"] = r.measured_tokens_per_s;
             record["error"] = r.error;
             record["predicted_mfu"] = r.predicted_mfu;
-            record["bound"] = r.bound;
+            record["bound"] = limit_text(r.bound);
         } else {
             record["reason"] = r.reason;
             if (r.measured_tokens_per_s > 0) record["measured_tokens_per_s"] = r.measured_tokens_per_s;

@@ -88,7 +88,7 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
 
 RecordResult predict_record(const RunRecord& r, const std::filesystem::path& data_dir) {
     if (r.kind == "serve") return predict_serve_record(r, data_dir);
-    RecordResult result{r.id, r.kind, r.source_key, false, "", 0, 0, 0, 0, "", 0, 0, 0};
+    RecordResult result{r.id, r.kind, r.source_key, false, "", 0, 0, 0, 0, {}, 0, 0, 0};
     const auto skip = [&](const std::string& reason) {
         result.reason = reason;
         return result;

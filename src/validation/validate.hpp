@@ -20,7 +20,7 @@ struct RecordResult {
     double measured_tokens_per_s = 0;
     double error = 0;  // predicted / measured - 1
     double predicted_mfu = 0;
-    std::string bound;
+    Limit bound;
     // Serving records: output tokens/s of the whole record (error compares these).
     double predicted_output_tokens_per_s = 0;
     double measured_output_tokens_per_s = 0;
