@@ -59,10 +59,6 @@ LayerRoofline place_on_roofline(const ChipSpec& chip, const std::vector<LayerOp>
     return layer;
 }
 
-double expected_experts_touched(double n_experts, double top_k, double tokens) {
-    return n_experts * (1.0 - std::pow(1.0 - top_k / n_experts, tokens));
-}
-
 std::vector<LayerOp> layer_ops(const ModelSpec& model, const LayerWorkload& w) {
     std::vector<LayerOp> ops;
     const double tokens = w.tokens();

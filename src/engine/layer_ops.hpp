@@ -8,6 +8,7 @@
 #include "core/dtype.hpp"
 #include "engine/roofline.hpp"
 #include "model/model_spec.hpp"
+#include "sharding/derive.hpp"
 
 namespace ridgeline {
 
@@ -32,10 +33,6 @@ struct LayerOp {
 
 // Ops of an average layer (an MoE model's dense and MoE layers weighted by their counts).
 [[nodiscard]] std::vector<LayerOp> layer_ops(const ModelSpec& model, const LayerWorkload& workload);
-
-// Expected number of distinct experts that `tokens` tokens, each routed to top_k of n_experts
-// uniformly, touch: n (1 - (1 - k/n)^tokens). Decode at small batch reads far fewer than all.
-[[nodiscard]] double expected_experts_touched(double n_experts, double top_k, double tokens);
 
 // Each op against the chip's peak for `compute` and its HBM bandwidth.
 struct PlacedOp {

@@ -88,7 +88,7 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
         // Routed tokens are permuted into expert order and back: two reads and two writes of each copy.
         if (m.routed) output_elements += 2.0 * m.rows * m.contract * m.instances;
     }
-    t.attention_fwd = attention_time(s_.chip, work.attention_flops, 0.0, s_.seq_len).compute_s;
+    t.attention_fwd = attention_time(s_.chip, work.attention.flops, 0.0, s_.seq_len).compute_s;
     // Norms, residual adds, activations, rotary: each matmul output and the residual stream are
     // read and written a few times by memory-bound kernels.
     const double elementwise_bytes = (2.0 * output_elements + 8.0 * work.local_tokens * d(s_.model.d_model)) * act_bytes;

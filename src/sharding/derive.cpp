@@ -205,6 +205,10 @@ Tensor make(const std::string& name, const TensorSpec& spec, std::initializer_li
 
 }  // namespace
 
+double expected_experts_touched(double n_experts, double top_k, double tokens) {
+    return n_experts * (1.0 - std::pow(1.0 - top_k / n_experts, tokens));
+}
+
 std::int64_t axes_size(const AxisList& axes, const AxisSizes& sizes) {
     std::int64_t total = 1;
     for (const auto& axis : axes) {
@@ -293,17 +297,19 @@ void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& res
         c.add("experts: all-reduce partial outputs", CollectiveKind::all_reduce, expert_tensor_axes, unreduced, CommPhase::forward, CommRole::activations);
         c.add("experts: all-reduce input gradients", CollectiveKind::all_reduce, expert_tensor_axes, unreduced, CommPhase::backward, CommRole::activations);
     }
-    const double local_experts = E / ep;
-    const double rows = tokens * ep * k / E;  // tokens per local expert, balanced routing
+    // The group's tokens reach the experts uniformly: each chip runs the touched share of its own
+    // (all of them in training; a few in a small decode batch), with balanced rows.
+    const double touched = expected_experts_touched(E, k, tokens * ep);
+    const double local_experts = touched / ep;
+    const double rows = tokens * ep * k / touched;
     DerivedMatmul expert_in{"experts_in", rows, Dm, up / etp, local_experts, local_experts * Dm * up / etp, true};
     DerivedMatmul expert_out{"experts_out", rows, F / etp, Dm, local_experts, local_experts * F * Dm / etp, false};
-    for (const DerivedMatmul& m : {expert_in, expert_out}) {
-        c.work.matmuls.push_back(m);
-        c.work.weight_elements += m.weight_elements;
-    }
+    for (const DerivedMatmul& m : {expert_in, expert_out}) c.work.matmuls.push_back(m);
+    const double held = E / ep * (Dm * up + F * Dm) / etp;
+    c.work.weight_elements += held;
     AxisList weight_axes = expert_axes;
     for (const auto& axis : expert_tensor_axes) weight_axes.push_back(axis);
-    reduce_gradients(c, "experts", token_axes, weight_axes, expert_in.weight_elements + expert_out.weight_elements);
+    reduce_gradients(c, "experts", token_axes, weight_axes, held);
     // The router: a small local matmul on every local token.
     DerivedMatmul router{"router", c.work.local_tokens, Dm, E, 1, Dm * E, false};
     c.work.matmuls.push_back(router);
@@ -337,11 +343,15 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
         c.projections = {1.0};
     }
 
-    // Attention core on the local heads and queries; keys come from the whole sequence.
+    // Attention core on the local heads and queries; keys come from the whole sequence (causal:
+    // half of them on average) or from the cache.
     const double local_heads = N / c.size(s.attention.on(D::heads));
     const double local_queries = c.local_extent(attn_out, D::batch, s.attention.on(D::batch)) *
                                  c.local_extent(attn_out, D::seq, s.attention.on(D::seq));
-    work.attention_flops = 2.0 * local_heads * (qk_head + v_head) * local_queries * (S + 1.0) / 2.0;
+    const double keys = workload.context_len > 0 ? workload.context_len : (S + 1.0) / 2.0;
+    work.attention = {2.0 * local_heads * (qk_head + v_head) * local_queries * keys, local_queries, local_heads, qk_head, v_head,
+                      model.mla ? d(model.mla->kv_lora_rank + model.mla->qk_rope_head_dim)
+                                : kv_heads / c.size(s.attention.on(D::heads)) * (qk_head + v_head)};
     work.local_tokens = c.local_extent(residual, D::batch, s.residual.on(D::batch)) *
                         c.local_extent(residual, D::seq, s.residual.on(D::seq));
     const AxisList context = s.attention.on(D::seq);

@@ -38,18 +38,29 @@ struct DerivedMatmul {
     double rows = 0, contract = 0, cols = 0;  // the local GEMM of one instance
     double instances = 1;                       // local experts, for expert layers
     [[nodiscard]] double flops() const { return 2.0 * rows * contract * cols * instances; }
-    double weight_elements = 0;                 // local weight elements (all instances)
+    double weight_elements = 0;                 // local weight elements read (all instances)
     bool routed = false;                        // its tokens were permuted to their experts and back
+};
+
+// The fused attention core on this device: what it computes and what it keeps in the KV cache.
+struct AttentionCore {
+    double flops = 0;                  // forward QK^T and AV
+    double queries = 0;                // query tokens
+    double heads = 0;                  // query heads
+    double qk_head = 0, v_head = 0;    // head widths of queries/keys and of values
+    double kv_elements_per_token = 0;  // cached per token: K and V of the local KV heads (MLA: the whole latent)
 };
 
 struct LayerWork {
     std::vector<DerivedMatmul> matmuls;         // forward matmuls; backward does each twice
     std::vector<DerivedCollective> collectives;
-    double attention_flops = 0;                  // forward QK^T and AV on this device
+    AttentionCore attention;
     double local_tokens = 0;                     // tokens of the micro-batch on this device
     double weight_elements = 0;                  // weights of one layer held by this device
 };
 
+// One pass through the layer: a training micro-batch or a prefill (causal attention over each
+// sequence's own tokens), or a decode step (seq_len 1, each query attending to context_len keys).
 struct MicroBatch {
     double micro_batch_seqs = 1;  // per data-parallel replica (one replica = tensor x pipeline x context chips)
     double seq_len = 1;
@@ -62,12 +73,17 @@ struct MicroBatch {
     // q/k/v and gate/up as one weight each (Megatron, MaxText's fused layers) or as separate
     // projections, whose input gradients are reduced one by one.
     bool fused_projections = true;
+    double context_len = 0;  // keys per query in a decode step; 0: causal over seq_len
 };
 
 // InputError naming the strategy's axis when a size does not divide the dimension it splits.
 // `moe_layer`: the layer's MLP is the model's mixture of experts (else its dense MLP).
 [[nodiscard]] LayerWork derive_layer_work(const ModelSpec& model, const Strategy& strategy, const AxisSizes& sizes,
                                           const MicroBatch& workload, bool moe_layer);
+
+// Expected number of distinct experts that `tokens` tokens, each routed to top_k of n_experts
+// uniformly, touch: n (1 - (1 - k/n)^tokens). Decode at small batch reads far fewer than all.
+[[nodiscard]] double expected_experts_touched(double n_experts, double top_k, double tokens);
 
 // Product of the sizes of `axes` (missing axes count as 1).
 [[nodiscard]] std::int64_t axes_size(const AxisList& axes, const AxisSizes& sizes);
