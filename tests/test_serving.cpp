@@ -13,6 +13,7 @@
 #include "model/model_catalog.hpp"
 #include "model/transformer_math.hpp"
 #include "scenario/serving_setup.hpp"
+#include "sharding/strategy_file.hpp"
 #include "test_support.hpp"
 #include "validation/validate.hpp"
 
@@ -24,6 +25,7 @@ ServingSetup setup_for(const std::string& model, const std::string& hardware, st
                        double batch, double input_len, double output_len) {
     ServingSetup setup;
     setup.model = resolve_model(model, test::source_dir());
+    setup.strategy = resolve_strategy(kServingStrategy, test::source_dir());
     setup.hardware = resolve_hardware(hardware, test::source_dir());
     setup.chips = chips;
     setup.plan.tp = tp;
@@ -185,6 +187,7 @@ TEST_CASE("disaggregated serving balances prefill and decode replicas") {
 TEST_CASE("the serving search keeps the best configurations meeting the SLOs and a Pareto front") {
     ServeSearchSpace space;
     space.model = resolve_model("llama3-8b", test::source_dir());
+    space.strategy = resolve_strategy(kServingStrategy, test::source_dir());
     space.hardware = resolve_hardware("dgx-h100", test::source_dir());
     space.chip_counts = {1, 2, 4, 8};
     space.input_len = 1024;

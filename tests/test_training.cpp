@@ -237,7 +237,7 @@ TEST_CASE("experts: tokens gathered over the expert-tensor ranks, routed k ways,
     CHECK(expert->rows == 2.0 * 512 * 2 * 2 / 8);
     CHECK(expert->instances == 4);
     CHECK(expert->cols == 2.0 * 2048 / 4);
-    CHECK(count(work, CollectiveKind::all_to_all, CommPhase::forward, "expert") == 1);
+    CHECK(count(work, CollectiveKind::all_to_all, CommPhase::forward, "expert") == 2);  // dispatch, combine
 }
 
 TEST_CASE("context parallelism: ring attention passes K/V c-1 times; the all-gather variant gathers them once") {
@@ -303,6 +303,7 @@ TEST_CASE("MLA: train derives DeepSeek-V3's low-rank projections, with the weigh
     ServingScenario serving;
     serving.model = m;
     serving.chip = resolve_hardware("h100", test::source_dir()).chip;
+    serving.strategy = resolve_strategy(kServingStrategy, test::source_dir());
     ClusterShape one_chip;
     one_chip.chips = 1;
     serving.cluster = build_cluster(resolve_hardware("h100", test::source_dir()), one_chip);

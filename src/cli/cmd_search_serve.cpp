@@ -6,6 +6,7 @@
 #include "io/quantity_text.hpp"
 #include "model/model_catalog.hpp"
 #include "report/reports.hpp"
+#include "sharding/strategy_file.hpp"
 
 namespace ridgeline::cli {
 
@@ -36,6 +37,7 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
         ServeSearchSpace space;
         space.model = resolve_model(f->model, options.data_dir);
         space.hardware = resolve_hardware(f->hardware, options.data_dir);
+        space.strategy = resolve_strategy(kServingStrategy, options.data_dir);
         space.chip_counts = io::parse_count_range(f->chips, "--chips", 1'000'000);
         space.input_len = f->input_len;
         space.output_len = f->output_len;

@@ -7,6 +7,7 @@
 #include "model/model_catalog.hpp"
 #include "report/reports.hpp"
 #include "scenario/serving_setup.hpp"
+#include "sharding/strategy_file.hpp"
 
 namespace ridgeline::cli {
 
@@ -39,6 +40,7 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         ServingSetup setup;
         setup.model = resolve_model(f->model, options.data_dir);
         setup.hardware = resolve_hardware(f->hardware, options.data_dir);
+        setup.strategy = resolve_strategy(kServingStrategy, options.data_dir);
         setup.chips = f->chips;
         setup.plan.tp = f->tp;
         setup.plan.pp = f->pp;

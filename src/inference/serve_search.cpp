@@ -95,6 +95,7 @@ ServeSearchResult search_serving(const ServeSearchSpace& space) {
         ServingScenario s;
         s.model = m;
         s.chip = chip;
+        s.strategy = space.strategy;
         s.cluster = build_cluster(space.hardware, shape);
         s.input_len = space.input_len;
         s.output_len = space.output_len;

@@ -20,6 +20,7 @@ enum class ServeObjective { cost, throughput };
 struct ServeSearchSpace {
     ModelSpec model;
     Hardware hardware;
+    Strategy strategy;  // kServingStrategy, as loaded from strategies/
     std::vector<std::int64_t> chip_counts;
     double input_len = 0, output_len = 0;
     double slo_ttft_s = 0, slo_tpot_s = 0;

@@ -6,11 +6,11 @@
 #include "collective/link_bytes.hpp"
 #include "core/error.hpp"
 #include "engine/cost.hpp"
-#include "engine/layer_ops.hpp"
 #include "engine/roofline.hpp"
 #include "inference/serving_rules.hpp"
 #include "mesh/plan_axes.hpp"
 #include "model/transformer_math.hpp"
+#include "sharding/derive.hpp"
 
 namespace ridgeline {
 
@@ -26,28 +26,31 @@ constexpr Dtype kActivations = Dtype::bf16;
 class ChipModel {
 public:
     explicit ChipModel(const ServingScenario& s)
-        : s_(s), tp_(d(s.plan.tp)), ep_(d(s.plan.ep)), hbm_Bps_(s.chip.hbm_bw_Bps * s.chip.efficiency.hbm) {}
+        : s_(s), tp_(d(s.plan.tp)), hbm_Bps_(s.chip.hbm_bw_Bps * s.chip.efficiency.hbm) {
+        axes_ = {{axis_name(PlanAxis::data), s.plan.dp / s.plan.ep}, {axis_name(PlanAxis::expert), s.plan.ep},
+                 {axis_name(PlanAxis::tensor), s.plan.tp}, {axis_name(PlanAxis::pipeline), s.plan.pp}};
+    }
 
     [[nodiscard]] LayerCost layer(bool decode, double seqs, double len) const;
     [[nodiscard]] PhaseCost phase(bool decode, double seqs, double len) const;
     [[nodiscard]] double hbm_Bps() const { return hbm_Bps_; }
 
 private:
-    void matmul(LayerCost& c, double rows, double contract, double cols, double copies, double fraction) const;
-    void collective(LayerCost& c, const std::string& what, CollectiveKind kind, PlanAxis axis, double bytes, double fraction) const;
+    void add_layer(LayerCost& c, const LayerWork& work, bool decode, double len, double fraction) const;
+    void matmul(LayerCost& c, const Gemm& gemm) const;
+    void collective(LayerCost& c, const DerivedCollective& collective, double fraction) const;
 
     const ServingScenario& s_;
-    double tp_, ep_, hbm_Bps_;
+    AxisSizes axes_;
+    double tp_, hbm_Bps_;
 };
 
-void ChipModel::matmul(LayerCost& c, double rows, double contract, double cols, double copies, double fraction) const {
-    if (rows <= 0 || copies <= 0 || fraction <= 0) return;
-    const double scale = copies * fraction;
+void ChipModel::matmul(LayerCost& c, const Gemm& gemm) const {
+    if (gemm.rows <= 0 || gemm.instances <= 0) return;
     // The chip's GEMM efficiency, tiles included: a decode GEMM of a few rows still runs whole tiles, so
     // its compute side approaches the weight streaming well below the ideal roofline's critical batch.
-    const RooflineTime t = gemm_time(s_.chip, {rows, contract, cols, scale, contract * cols * scale},
-                                     {kActivations, s_.plan.weights, s_.plan.compute()});
-    const double weights = contract * cols * bytes_per_element(s_.plan.weights) * scale;
+    const RooflineTime t = gemm_time(s_.chip, gemm, {kActivations, s_.plan.weights, s_.plan.compute()});
+    const double weights = gemm.weight_elements * bytes_per_element(s_.plan.weights);
     c.matmul_flops += t.flops;
     c.weight_bytes += weights;
     c.activation_bytes += t.bytes - weights;
@@ -57,93 +60,54 @@ void ChipModel::matmul(LayerCost& c, double rows, double contract, double cols, 
     if (t.compute_s >= t.memory_s) c.matmul_compute_bound_s += t.compute_s;
 }
 
-void ChipModel::collective(LayerCost& c, const std::string& what, CollectiveKind kind, PlanAxis axis, double bytes,
-                           double fraction) const {
-    const auto group = group_footprint(s_.mesh, {axis_name(axis)}, "plan");
-    const CollectiveCost cost = collective_cost(s_.cluster, group, kind, collective_link_bytes(s_.chip, kind, bytes));
-    CollectiveUse use{what, kind, axis_name(axis), bytes * fraction, cost.time_s() * fraction, cost.bottleneck};
-    c.collective_s += use.time_s;
-    c.collectives.push_back(std::move(use));
+void ChipModel::collective(LayerCost& c, const DerivedCollective& d, double fraction) const {
+    const auto group = group_footprint(s_.mesh, d.axes, "plan");
+    const CollectiveCost cost = collective_cost(s_.cluster, group, d.kind, collective_link_bytes(s_.chip, d.kind, d.bytes));
+    std::string axis;
+    for (const auto& name : d.axes) axis += (axis.empty() ? "" : ",") + name;
+    c.collective_s += cost.time_s() * fraction;
+    for (CollectiveUse& use : c.collectives)
+        if (use.what == d.what) {  // the same collective in dense and MoE layers
+            use.bytes += d.bytes * fraction;
+            use.time_s += cost.time_s() * fraction;
+            return;
+        }
+    c.collectives.push_back({d.what, d.kind, axis, d.bytes * fraction, cost.time_s() * fraction, cost.bottleneck});
+}
+
+// `fraction` of the model's layers are like `work`: its GEMMs on the kernel model, the attention
+// core reading (decode) or writing (prefill) the KV cache, the forward pass's collectives.
+void ChipModel::add_layer(LayerCost& c, const LayerWork& work, bool decode, double len, double fraction) const {
+    for (const DerivedMatmul& m : work.matmuls)
+        matmul(c, {m.rows, m.contract, m.cols, m.instances * fraction, m.weight_elements * fraction});
+    for (const DerivedCollective& d : work.collectives)
+        if (d.phase == CommPhase::forward) collective(c, d, fraction);
+
+    const AttentionCore& a = work.attention;
+    const double act = bytes_per_element(kActivations);
+    const double kv_bytes = a.queries * a.kv_elements_per_token * bytes_per_element(s_.plan.kv_cache) * (decode ? len : 1.0);
+    const double qo_bytes = act * a.queries * a.heads * (a.qk_head + a.v_head);
+    // Decode: one query per sequence streams its cache; prefill writes the cache from the projections.
+    const RooflineTime t = decode ? attention_time(s_.chip, a.flops, kv_bytes + qo_bytes, 0.0)
+                                  : attention_time(s_.chip, a.flops, kv_bytes + qo_bytes + act * a.queries * a.kv_elements_per_token, len);
+    c.attention_flops += a.flops * fraction;
+    c.kv_bytes += kv_bytes * fraction;
+    c.attention_compute_s += t.compute_s * fraction;
+    c.attention_memory_s += t.memory_s * fraction;
 }
 
 LayerCost ChipModel::layer(bool decode, double seqs, double len) const {
     const ModelSpec& m = s_.model;
-    const double tokens = decode ? seqs : seqs * len;
-    const double D = d(m.d_model), N = d(m.n_heads) / tp_;
-    const double act = bytes_per_element(kActivations);
+    MicroBatch pass;
+    pass.micro_batch_seqs = seqs;
+    pass.seq_len = decode ? 1.0 : len;
+    pass.context_len = decode ? len : 0.0;
+    pass.weight_bytes = bytes_per_element(s_.plan.weights);
+    pass.combine_experts_before_reduce = true;
     LayerCost c;
-
-    // Attention projections, split over tensor by heads.
-    double qk = d(m.head_dim), v = d(m.head_dim), kv_elements = d(m.n_kv_heads) / tp_ * 2.0 * d(m.head_dim);
-    if (m.mla) {
-        const MlaSpec& mla = *m.mla;
-        qk = d(mla.qk_nope_head_dim + mla.qk_rope_head_dim);
-        v = d(mla.v_head_dim);
-        // The compressed latent is shared by all heads: every tensor rank keeps all of it.
-        kv_elements = d(mla.kv_lora_rank + mla.qk_rope_head_dim);
-        if (mla.q_lora_rank > 0) {
-            matmul(c, tokens, D, d(mla.q_lora_rank), 1, 1);
-            matmul(c, tokens, d(mla.q_lora_rank), N * qk, 1, 1);
-        } else {
-            matmul(c, tokens, D, N * qk, 1, 1);
-        }
-        matmul(c, tokens, D, kv_elements, 1, 1);
-        matmul(c, tokens, d(mla.kv_lora_rank), N * d(mla.qk_nope_head_dim + mla.v_head_dim), 1, 1);
-    } else {
-        matmul(c, tokens, D, N * qk, 1, 1);
-        matmul(c, tokens, D, kv_elements, 1, 1);
-    }
-    matmul(c, tokens, N * v, D, 1, 1);
-
-    // Attention core (fused). Decode reads each sequence's cache; prefill writes it.
-    const double kv_bytes = bytes_per_element(s_.plan.kv_cache);
-    const double flops_per_key = 2.0 * N * (qk + v);
-    RooflineTime attention;
-    if (decode) {
-        c.attention_flops = flops_per_key * tokens * len;
-        c.kv_bytes = seqs * len * kv_elements * kv_bytes;
-        // One query per sequence: no causal tile waste, the kernel streams the cache.
-        attention = attention_time(s_.chip, c.attention_flops, c.kv_bytes + act * tokens * N * (qk + v), 0.0);
-    } else {
-        c.attention_flops = flops_per_key * tokens * (len + 1.0) / 2.0;  // causal: half the keys on average
-        c.kv_bytes = tokens * kv_elements * kv_bytes;
-        attention = attention_time(s_.chip, c.attention_flops, c.kv_bytes + act * tokens * (N * (qk + v) + kv_elements), len);
-    }
-    c.attention_compute_s = attention.compute_s;
-    c.attention_memory_s = attention.memory_s;
-
-    // MLP: dense layers, and MoE layers (router, shared experts, the routed experts this chip holds).
-    const double layers = d(m.n_layers);
-    const double dense_fraction = d(m.dense_layers()) / layers;
-    const double up = m.mlp == MlpKind::gated ? 2.0 : 1.0;
-    if (dense_fraction > 0) {
-        matmul(c, tokens, D, up * d(m.d_ff) / tp_, 1, dense_fraction);
-        matmul(c, tokens, d(m.d_ff) / tp_, D, 1, dense_fraction);
-    }
-    if (s_.plan.tp > 1)
-        for (const char* what : {"tensor all-reduce (attention out)", "tensor all-reduce (MLP out)"})
-            collective(c, what, CollectiveKind::all_reduce, PlanAxis::tensor, tokens * D * act, 1.0);
-    if (m.moe) {
-        const MoeSpec& moe = *m.moe;
-        const double moe_fraction = d(m.moe_layers()) / layers;
-        const double width = d(moe.d_ff_expert);
-        matmul(c, tokens, D, d(moe.n_experts), 1, moe_fraction);  // router, replicated
-        if (moe.n_shared_experts > 0) {
-            const double shared = d(moe.n_shared_experts) * width / tp_;
-            matmul(c, tokens, D, up * shared, 1, moe_fraction);
-            matmul(c, tokens, shared, D, 1, moe_fraction);
-        }
-        // The ep replicas of a group route their tokens together; each chip holds 1/ep of the experts.
-        const double group_tokens = tokens * ep_;
-        const double touched = expected_experts_touched(d(moe.n_experts), d(moe.top_k), group_tokens);
-        const double rows = group_tokens * d(moe.top_k) / touched;
-        matmul(c, rows, D, up * width / tp_, touched / ep_, moe_fraction);
-        matmul(c, rows, width / tp_, D, touched / ep_, moe_fraction);
-        if (s_.plan.ep > 1)
-            for (const char* what : {"expert all-to-all (dispatch)", "expert all-to-all (combine)"})
-                collective(c, what, CollectiveKind::all_to_all, PlanAxis::expert, group_tokens * d(moe.top_k) * D * act,
-                           moe_fraction);
-    }
+    const double dense_fraction = d(m.dense_layers()) / d(m.n_layers);
+    if (dense_fraction > 0) add_layer(c, derive_layer_work(m, s_.strategy, axes_, pass, false), decode, len, dense_fraction);
+    if (m.moe) add_layer(c, derive_layer_work(m, s_.strategy, axes_, pass, true), decode, len, 1.0 - dense_fraction);
     return c;
 }
 
@@ -158,7 +122,7 @@ PhaseCost ChipModel::phase(bool decode, double seqs, double len) const {
 
     // Logits: every decode token, only the last token of each prompt; the vocabulary split over tensor.
     LayerCost logits;
-    matmul(logits, seqs, d(m.d_model), d(m.vocab_size) / tp_, 1, 1);
+    matmul(logits, {seqs, d(m.d_model), d(m.vocab_size) / tp_, 1, d(m.d_model) * d(m.vocab_size) / tp_});
     p.output_layer_s = logits.matmul_s;
     std::string pipeline_level;
     if (s_.plan.pp > 1) {

@@ -12,6 +12,7 @@
 #include "hardware/chip.hpp"
 #include "mesh/mesh.hpp"
 #include "model/model_spec.hpp"
+#include "sharding/strategy.hpp"
 #include "topology/cluster.hpp"
 
 namespace ridgeline {
@@ -27,12 +28,17 @@ struct ServingPlan {
     [[nodiscard]] Dtype compute() const { return weights == Dtype::fp8 ? Dtype::fp8 : Dtype::bf16; }
 };
 
+// Deployments split heads and MLP widths over tensor and experts over expert: Megatron's layout,
+// which vLLM and TensorRT-LLM run.
+inline constexpr const char* kServingStrategy = "megatron-3d";
+
 struct ServingScenario {
     ModelSpec model;
     ChipSpec chip;  // with its efficiencies
     Cluster cluster;
     Mesh mesh;      // axes data, expert, tensor, pipeline placed on the cluster
     ServingPlan plan;
+    Strategy strategy;      // how the plan's axes split the layer (kServingStrategy)
     double batch_seqs = 1;  // sequences decoded together over the whole deployment
     double input_len = 0;   // prompt tokens per request
     double output_len = 0;  // generated tokens per request

@@ -22,6 +22,7 @@ ServingScenario build_serving_scenario(const ServingSetup& setup) {
     s.model = setup.model;
     s.chip = setup.hardware.chip;
     s.plan = setup.plan;
+    s.strategy = setup.strategy;
     s.batch_seqs = setup.batch_seqs;
     s.input_len = setup.input_len;
     s.output_len = setup.output_len;

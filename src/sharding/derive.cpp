@@ -287,13 +287,15 @@ void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& res
     // Each rank sends only its own tokens through the AllToAll; the expert-tensor ranks gather
     // theirs after it (Megatron's order), so the dispatch carries un-gathered tokens.
     const double routed_bytes = c.work.local_tokens * ep * k * Dm * c.workload.activation_bytes;
-    c.add("experts: all-to-all dispatch and combine", CollectiveKind::all_to_all, expert_axes, 2.0 * routed_bytes,
-          CommPhase::forward, CommRole::experts);
+    c.add("experts: all-to-all dispatch", CollectiveKind::all_to_all, expert_axes, routed_bytes, CommPhase::forward, CommRole::experts);
+    c.add("experts: all-to-all combine", CollectiveKind::all_to_all, expert_axes, routed_bytes, CommPhase::forward, CommRole::experts);
     c.add("experts: all-to-all of gradients", CollectiveKind::all_to_all, expert_axes, 2.0 * routed_bytes, CommPhase::backward,
           CommRole::experts);
     if (etp > 1) {
-        // Each rank receives k copies of its share of tokens, gathered over the expert-tensor ranks.
-        const double unreduced = tokens * k * Dm * c.workload.activation_bytes;
+        // Megatron reduces the k routed copies of each token before combining them; serving engines
+        // combine first and reduce one row per token.
+        const double copies = c.workload.combine_experts_before_reduce ? 1.0 : k;
+        const double unreduced = tokens * copies * Dm * c.workload.activation_bytes;
         c.add("experts: all-reduce partial outputs", CollectiveKind::all_reduce, expert_tensor_axes, unreduced, CommPhase::forward, CommRole::activations);
         c.add("experts: all-reduce input gradients", CollectiveKind::all_reduce, expert_tensor_axes, unreduced, CommPhase::backward, CommRole::activations);
     }
@@ -377,8 +379,14 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
     derive_matmul(c, "out", attn_out, make("w_out", s.w_out, {{D::heads, out_width}, {D::embed, Dm}}), residual, D::heads, D::embed);
 
     if (moe_layer && model.moe) {
-        if (model.moe->n_shared_experts > 0)
+        if (model.moe->n_shared_experts > 0) {
             derive_dense_mlp(c, model, residual, d(model.moe->n_shared_experts * model.moe->d_ff_expert), "shared_");
+            // Combining first, the shared expert's partial sums join the routed experts' one reduction.
+            if (workload.combine_experts_before_reduce && c.size(s.w_mlp_in.on(D::mlp)) > 1)
+                std::erase_if(work.collectives, [](const DerivedCollective& x) {
+                    return x.phase == CommPhase::forward && x.what.starts_with("shared_mlp_out") && x.role == CommRole::activations;
+                });
+        }
         derive_routed_experts(c, model, residual);
     } else {
         derive_dense_mlp(c, model, residual, d(model.d_ff), "");

@@ -74,6 +74,9 @@ struct MicroBatch {
     // projections, whose input gradients are reduced one by one.
     bool fused_projections = true;
     double context_len = 0;  // keys per query in a decode step; 0: causal over seq_len
+    // Experts split over tensor: their partial outputs summed per routed copy (Megatron) or after
+    // the k copies of a token are combined (vLLM, TensorRT-LLM).
+    bool combine_experts_before_reduce = false;
 };
 
 // InputError naming the strategy's axis when a size does not divide the dimension it splits.

@@ -4,6 +4,7 @@
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
 #include "scenario/serving_setup.hpp"
+#include "sharding/strategy_file.hpp"
 #include "validation/validate.hpp"
 
 namespace ridgeline {
@@ -29,6 +30,7 @@ RecordResult predict_serve_record(const RunRecord& r, const std::filesystem::pat
         ServingSetup setup;
         setup.model = record_model(r);
         setup.hardware = resolve_hardware(chip, data_dir);
+        setup.strategy = resolve_strategy(kServingStrategy, data_dir);
         setup.chips = r.count;
         setup.plan.tp = r.tp;
         setup.plan.pp = r.pp;
