@@ -1,7 +1,8 @@
 #pragma once
-// The work of one transformer layer's forward pass, op by op, for placing on a chip's roofline:
-// a training/prefill micro-batch (causal attention over the sequence) or one decode step
-// (one new token per sequence, attention reading the KV cache).
+// The work of one transformer layer's forward pass, op by op, for placing on a chip's ideal
+// roofline: a training/prefill micro-batch (causal attention over the sequence) or one decode step
+// (one new token per sequence, attention reading the KV cache). The ops are the layer model's
+// (sharding/derive.hpp) on one unsharded chip.
 #include <string>
 #include <vector>
 
@@ -31,7 +32,8 @@ struct LayerOp {
     bool attention_core = false;
 };
 
-// Ops of an average layer (an MoE model's dense and MoE layers weighted by their counts).
+// Ops of an average layer (an MoE model's dense and MoE layers weighted by their counts): the
+// projections, the fused attention core, the MLP or router, shared and touched experts.
 [[nodiscard]] std::vector<LayerOp> layer_ops(const ModelSpec& model, const LayerWorkload& workload);
 
 // Each op against the chip's peak for `compute` and its HBM bandwidth.

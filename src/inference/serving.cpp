@@ -84,12 +84,10 @@ void ChipModel::add_layer(LayerCost& c, const LayerWork& work, bool decode, doub
         if (d.phase == CommPhase::forward) collective(c, d, fraction);
 
     const AttentionCore& a = work.attention;
-    const double act = bytes_per_element(kActivations);
     const double kv_bytes = a.queries * a.kv_elements_per_token * bytes_per_element(s_.plan.kv_cache) * (decode ? len : 1.0);
-    const double qo_bytes = act * a.queries * a.heads * (a.qk_head + a.v_head);
-    // Decode: one query per sequence streams its cache; prefill writes the cache from the projections.
-    const RooflineTime t = decode ? attention_time(s_.chip, a.flops, kv_bytes + qo_bytes, 0.0)
-                                  : attention_time(s_.chip, a.flops, kv_bytes + qo_bytes + act * a.queries * a.kv_elements_per_token, len);
+    const double bytes = a.hbm_bytes(decode ? len : 0.0, bytes_per_element(kActivations), bytes_per_element(s_.plan.kv_cache));
+    // Decode: one query per sequence streams its cache (no causal tiles); prefill writes it.
+    const RooflineTime t = attention_time(s_.chip, a.flops, bytes, decode ? 0.0 : len);
     c.attention_flops += a.flops * fraction;
     c.kv_bytes += kv_bytes * fraction;
     c.attention_compute_s += t.compute_s * fraction;

@@ -279,6 +279,10 @@ void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& res
     if (std::fmod(F, etp) != 0.0)
         throw InputError("plan", expert_tensor_axes.front(), "expert width " + std::to_string(moe.d_ff_expert) +
                                                                  " does not split " + std::to_string(static_cast<long long>(etp)) + " ways");
+    // The router: a small local matmul on every local token.
+    DerivedMatmul router{"router", c.work.local_tokens, Dm, E, 1, Dm * E, false};
+    c.work.matmuls.push_back(router);
+    c.work.weight_elements += router.weight_elements;
     // Tokens sharded over the expert-tensor axes (sequence parallelism) are gathered first: each
     // expert-tensor rank computes its slice of the expert for all the tokens of its group.
     AxisList token_axes = residual.spec.on(D::batch);
@@ -312,10 +316,6 @@ void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& res
     AxisList weight_axes = expert_axes;
     for (const auto& axis : expert_tensor_axes) weight_axes.push_back(axis);
     reduce_gradients(c, "experts", token_axes, weight_axes, held);
-    // The router: a small local matmul on every local token.
-    DerivedMatmul router{"router", c.work.local_tokens, Dm, E, 1, Dm * E, false};
-    c.work.matmuls.push_back(router);
-    c.work.weight_elements += router.weight_elements;
 }
 
 }  // namespace
