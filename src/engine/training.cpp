@@ -251,18 +251,6 @@ LayoutCostsReport cost_layout(const TrainingScenario& scenario, const LayoutWork
     return LayoutCoster(scenario, memo).run(work);
 }
 
-StepKnobs step_knobs(const TrainingPlan& plan) {
-    StepKnobs k;
-    k.microbatches = plan.microbatches;
-    k.schedule = plan.schedule;
-    k.virtual_stages = plan.virtual_stages;
-    k.recompute = plan.recompute;
-    k.zero_stage = plan.zero_stage;
-    k.offload_optimizer = plan.offload_optimizer;
-    k.overlap_data_parallel = plan.overlap_data_parallel;
-    k.overlap_tensor_parallel = plan.overlap_tensor_parallel;
-    return k;
-}
 
 TrainingReport simulate_training(const TrainingScenario& scenario) {
     check_training_plan(scenario.model, scenario.plan);
@@ -271,7 +259,7 @@ TrainingReport simulate_training(const TrainingScenario& scenario) {
     const LayoutWork work = derive_layout_work(scenario);
     const LayoutCostsReport layout = cost_layout(scenario, work, nullptr);
     const LayoutCosts& l = layout.costs;
-    const StepKnobs knobs = step_knobs(scenario.plan);
+    const StepKnobs& knobs = scenario.plan;
     StepParts parts{};
     TrainingReport report;
     report.step_time_s = estimate_step_time(l, knobs, parts);

@@ -18,20 +18,14 @@
 namespace ridgeline {
 
 
-struct TrainingPlan {
+// A plan: its axes and micro-batch, and the knobs the step model takes (StepKnobs: micro-batches
+// per step, schedule, virtual stages, recomputation, ZeRO stage, offload, overlap).
+struct TrainingPlan : StepKnobs {
     AxisSizes axes;                     // data, fsdp, tensor, pipeline, context, expert ... sizes
     double micro_batch_seqs = 1;        // per data-parallel replica
-    double microbatches = 1;            // per step (gradient accumulation x pipeline micro-batches)
-    PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
-    double virtual_stages = 1;          // interleaved: model chunks per pipeline rank
     std::vector<std::int64_t> stage_layers;  // uneven split over the pipeline ranks (empty: even)
-    Recompute recompute = Recompute::none;
-    int zero_stage = 0;
     bool reshard_after_forward = true;  // gather fsdp-sharded weights again for the backward pass
-    bool offload_optimizer = false;
     Dtype compute = Dtype::bf16;        // matmul arithmetic (fp8: GEMMs only)
-    bool overlap_data_parallel = true;  // gradient reduction and weight gathers under compute
-    bool overlap_tensor_parallel = false;
     std::string pipeline_axis = axis_name(PlanAxis::pipeline);
     // An axis's size (1 where the plan does not have it).
     [[nodiscard]] double size(const std::string& axis) const {
@@ -41,15 +35,19 @@ struct TrainingPlan {
     [[nodiscard]] double size(PlanAxis axis) const { return size(axis_name(axis)); }
 };
 
-struct TrainingScenario {
+// What is trained on what: the model, the chip and its cluster, the sequence and global batch.
+struct TrainingJob {
     ModelSpec model;
     ChipSpec chip;  // with its efficiencies
     Cluster cluster;
+    double seq_len = 0;
+    double global_batch_seqs = 0;
+};
+
+struct TrainingScenario : TrainingJob {
     Mesh mesh;  // the plan's axes placed on the cluster
     Strategy strategy;
     TrainingPlan plan;
-    double seq_len = 0;
-    double global_batch_seqs = 0;
 };
 
 struct StepComponent {
@@ -104,9 +102,6 @@ struct LayoutCostsReport {
 class CollectiveMemo;
 // `memo` (may be null) remembers collective costs across calls on the same cluster.
 [[nodiscard]] LayoutCostsReport cost_layout(const TrainingScenario& scenario, const LayoutWork& work, CollectiveMemo* memo);
-
-// The knobs of the scenario's plan that the second stage takes.
-[[nodiscard]] StepKnobs step_knobs(const TrainingPlan& plan);
 
 // Both stages, with the report's names and shares. InputError (naming the plan field) when the
 // plan does not divide the model or the batch.

@@ -448,11 +448,7 @@ TrainSearchResult Search::run() {
     const auto worker = [&](Accumulator& acc, std::exception_ptr& failure) {
         try {
             TrainingScenario scenario;
-            scenario.model = spec_.model;
-            scenario.chip = spec_.chip;
-            scenario.cluster = spec_.cluster;
-            scenario.seq_len = spec_.seq_len;
-            scenario.global_batch_seqs = spec_.global_batch_seqs;
+            static_cast<TrainingJob&>(scenario) = spec_;
             for (std::size_t i = next++; i < work.size(); i = next++)
                 run_unit(work[i], static_cast<std::uint64_t>(i) << 40, acc, scenario);
         } catch (...) {

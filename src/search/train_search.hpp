@@ -44,12 +44,7 @@ struct SearchConstraints {
     std::optional<std::string> strategy;                // a name in the library: only its axes are used
 };
 
-struct TrainSearchSpec {
-    ModelSpec model;
-    ChipSpec chip;
-    Cluster cluster;
-    double seq_len = 0;
-    double global_batch_seqs = 0;
+struct TrainSearchSpec : TrainingJob {
     Dtype precision = Dtype::bf16;
     SearchConstraints fixed;
     std::map<std::string, Strategy> strategies;  // by name (see strategies_needed)

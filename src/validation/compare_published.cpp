@@ -27,11 +27,7 @@ PublishedComparison compare_one(const RunRecord& r, const std::filesystem::path&
         out.published_fits = published.fits;
 
         TrainSearchSpec spec;
-        spec.model = setup.model;
-        spec.chip = scenario.chip;
-        spec.cluster = scenario.cluster;
-        spec.seq_len = setup.seq_len;
-        spec.global_batch_seqs = setup.global_batch_seqs;
+        static_cast<TrainingJob&>(spec) = scenario;
         spec.precision = setup.plan.precision;
         spec.top_k = 1;
         spec.threads = threads;
