@@ -56,12 +56,8 @@ double score(const report::ScalingPoint& p, ScalingObjective objective) {
 }  // namespace
 
 const char* objective_name(ScalingObjective objective) {
-    switch (objective) {
-        case ScalingObjective::time: return "time";
-        case ScalingObjective::cost: return "cost";
-        case ScalingObjective::mfu: return "mfu";
-    }
-    return "time";
+    static constexpr const char* kNames[] = {"time", "cost", "mfu"};  // in ScalingObjective's order
+    return kNames[static_cast<std::size_t>(objective)];
 }
 
 report::TrainSearchOutcome search_train(const SearchTrainRequest& request, std::int64_t chips) {

@@ -67,9 +67,8 @@ double size_text_bytes(const std::string& text) {
 }  // namespace
 
 Measurements load_measurements(const std::filesystem::path& path) {
-    const nlohmann::json document = io::parse_json_file(path);
-    io::JsonObject root(document, path.string());
-    root.require_format(kFormat);
+    io::JsonFile file(path, kFormat);
+    io::JsonObject& root = file.root();
     Measurements m;
     {
         auto p = root.object("provenance");

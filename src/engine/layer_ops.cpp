@@ -1,15 +1,10 @@
 #include "engine/layer_ops.hpp"
 
-
 namespace ridgeline {
 
 const char* phase_name(Phase phase) {
-    switch (phase) {
-        case Phase::training: return "training";
-        case Phase::prefill: return "prefill";
-        case Phase::decode: return "decode";
-    }
-    return "training";
+    static constexpr const char* kNames[] = {"training", "prefill", "decode"};  // in Phase's order
+    return kNames[static_cast<std::size_t>(phase)];
 }
 
 Bound LayerRoofline::bound() const {

@@ -48,9 +48,8 @@ void read_collective_kinds(io::JsonObject& kinds, ChipEfficiency& e) {
 }  // namespace
 
 ChipSpec load_chip_file(const std::filesystem::path& path) {
-    const nlohmann::json document = io::parse_json_file(path);
-    io::JsonObject root(document, path.string());
-    root.require_format(kChipFormat);
+    io::JsonFile file(path, kChipFormat);
+    io::JsonObject& root = file.root();
     ChipSpec chip;
     chip.name = root.string("name");
     (void)root.string_list("aliases");
@@ -150,9 +149,8 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
 }
 
 SystemSpec load_system_file(const std::filesystem::path& path) {
-    const nlohmann::json document = io::parse_json_file(path);
-    io::JsonObject root(document, path.string());
-    root.require_format(kSystemFormat);
+    io::JsonFile file(path, kSystemFormat);
+    io::JsonObject& root = file.root();
     SystemSpec system;
     system.name = root.string("name");
     (void)root.string_list("aliases");

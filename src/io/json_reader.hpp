@@ -63,4 +63,22 @@ private:
     std::set<std::string> seen_;
 };
 
+// A file of one format, parsed and opened at its root object: the first lines of every loader.
+class JsonFile {
+public:
+    // InputError naming the file when it cannot be read, is not JSON or names another format.
+    JsonFile(const std::filesystem::path& path, const std::string& format)
+        : document_(parse_json_file(path)), root_(document_, path.string()) {
+        root_.require_format(format);
+    }
+    JsonFile(const JsonFile&) = delete;
+    JsonFile& operator=(const JsonFile&) = delete;
+    [[nodiscard]] JsonObject& root() { return root_; }
+    [[nodiscard]] const nlohmann::json& document() const { return document_; }
+
+private:
+    nlohmann::json document_;
+    JsonObject root_;
+};
+
 }  // namespace ridgeline::io

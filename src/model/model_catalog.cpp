@@ -20,9 +20,8 @@ std::int64_t head_dim_or_derived(io::JsonObject& root, std::int64_t d_model, std
 }  // namespace
 
 ModelSpec load_model_file(const std::filesystem::path& path) {
-    const nlohmann::json document = io::parse_json_file(path);
-    io::JsonObject root(document, path.string());
-    root.require_format(kModelFormat);
+    io::JsonFile file(path, kModelFormat);
+    io::JsonObject& root = file.root();
     ModelSpec model;
     model.name = root.string("name");
     model.description = root.string("description");

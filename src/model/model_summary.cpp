@@ -3,12 +3,8 @@
 namespace ridgeline {
 
 const char* recompute_name(Recompute recompute) {
-    switch (recompute) {
-        case Recompute::none: return "none";
-        case Recompute::selective: return "selective";
-        case Recompute::full: return "full";
-    }
-    return "none";
+    static constexpr const char* kNames[] = {"none", "selective", "full"};  // in Recompute's order
+    return kNames[static_cast<std::size_t>(recompute)];
 }
 
 ModelSummary summarize_model(const ModelSpec& model, double seq_len) {

@@ -7,17 +7,9 @@
 namespace ridgeline::report {
 
 [[nodiscard]] inline const char* bound_name(Bound bound) {
-    switch (bound) {
-        case Bound::compute: return "compute";
-        case Bound::memory: return "memory";
-        case Bound::weights: return "memory (weights)";
-        case Bound::kv_cache: return "memory (KV cache)";
-        case Bound::network: return "network";
-        case Bound::latency: return "latency";
-        case Bound::pipeline: return "pipeline";
-        case Bound::host_link: return "host link";
-    }
-    return "compute";
+    static constexpr const char* kNames[] = {"compute", "memory", "memory (weights)", "memory (KV cache)",
+                                             "network", "latency", "pipeline", "host link"};  // in Bound's order
+    return kNames[static_cast<std::size_t>(bound)];
 }
 
 // A network bound names its link level.

@@ -14,12 +14,8 @@ namespace ridgeline::report {
 namespace {
 
 const char* schedule_name(PipelineSchedule s) {
-    switch (s) {
-        case PipelineSchedule::gpipe: return "gpipe";
-        case PipelineSchedule::one_f_one_b: return "1f1b";
-        case PipelineSchedule::interleaved: return "interleaved";
-    }
-    return "?";
+    static constexpr const char* kNames[] = {"gpipe", "1f1b", "interleaved"};  // in PipelineSchedule's order
+    return kNames[static_cast<std::size_t>(s)];
 }
 
 constexpr std::array<const char*, kRejections> kRejectionKeys = {

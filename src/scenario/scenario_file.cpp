@@ -23,9 +23,8 @@ auto parse_choice(io::JsonObject& object, const std::string& key, Parse parse, c
 }  // namespace
 
 ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::filesystem::path& data_dir) {
-    const nlohmann::json document = io::parse_json_file(path);
-    io::JsonObject root(document, path.string());
-    root.require_format(kFormat);
+    io::JsonFile json(path, kFormat);
+    io::JsonObject& root = json.root();
     ScenarioFile file;
     TrainingSetup& s = file.setup;
     (void)root.optional_string("description");

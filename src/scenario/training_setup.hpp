@@ -9,12 +9,11 @@
 
 #include "engine/training.hpp"
 #include "hardware/system.hpp"
+#include "scenario/degrees.hpp"
 
 namespace ridgeline {
 
-struct PlanSpec {
-    std::int64_t dp = 0;  // total data-parallel degree incl. fsdp; 0: what the chips leave
-    std::int64_t tp = 1, pp = 1, cp = 1, ep = 1, fsdp = 1;
+struct PlanSpec : Degrees {
     std::int64_t etp = 0;  // tensor parallelism inside experts: 0 means as tp, 1 means experts whole
     std::int64_t vpp = 1;
     std::vector<std::int64_t> stage_layers;  // an uneven pipeline split (empty: even)

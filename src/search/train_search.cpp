@@ -37,13 +37,6 @@ std::vector<T> either(const std::optional<T>& fixed, std::vector<T> all) {
     return fixed ? std::vector<T>{*fixed} : all;
 }
 
-// A plan's degrees: dp counts every data-parallel rank (data x fsdp x expert).
-struct Degrees {
-    std::int64_t tp = 1, pp = 1, cp = 1, dp = 1, fsdp = 1, ep = 1;
-    [[nodiscard]] std::int64_t data() const { return dp / fsdp / ep; }
-    [[nodiscard]] std::array<std::int64_t, 6> sizes() const { return {data(), fsdp, ep, tp, cp, pp}; }
-};
-
 struct ScheduleOption {
     PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
     std::int64_t vpp = 1;
@@ -272,7 +265,7 @@ void Search::run_unit(const Unit& unit, std::uint64_t ordinal, Accumulator& acc,
         // A dense model has no expert axis to search (a fixed --ep on one is refused up front).
         if ((f.ep && ep != *f.ep) || (ep > 1 && (!strategy_axes_[kExpert] || !spec_.model.moe))) continue;
         if (dp / unit.fsdp / ep > 1 && !strategy_axes_[kData]) continue;
-        run_layout({unit.tp, unit.pp, unit.cp, dp, unit.fsdp, ep}, ordinal, acc, scenario);
+        run_layout({dp, unit.tp, unit.pp, unit.cp, ep, unit.fsdp}, ordinal, acc, scenario);
     }
 }
 
@@ -289,7 +282,7 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
 
     const double hbm = spec_.chip.hbm_bytes;
     SearchedPlan plan;
-    plan.dp = g.dp, plan.tp = g.tp, plan.pp = g.pp, plan.cp = g.cp, plan.ep = g.ep, plan.fsdp = g.fsdp;
+    static_cast<Degrees&>(plan) = g;
     plan.uneven_pipeline = o.uneven_pipeline;
     plan.placed_axes = o.placed_axes;
     const double per_replica = spec_.global_batch_seqs / d(g.dp);
@@ -495,7 +488,7 @@ std::vector<std::string> strategies_needed(const SearchConstraints& fixed) {
 
 PlanSpec to_plan_spec(const SearchedPlan& plan, const TrainSearchSpec& spec) {
     PlanSpec p;
-    p.dp = plan.dp, p.tp = plan.tp, p.pp = plan.pp, p.cp = plan.cp, p.ep = plan.ep, p.fsdp = plan.fsdp;
+    static_cast<Degrees&>(p) = plan;
     p.etp = plan.etp;
     p.vpp = plan.vpp;
     if (plan.uneven_pipeline) p.stage_layers = balanced_stage_layers(spec.model.n_layers, plan.pp);

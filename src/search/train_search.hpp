@@ -57,8 +57,8 @@ struct TrainSearchSpec : TrainingJob {
 [[nodiscard]] std::vector<std::string> strategies_needed(const SearchConstraints& fixed);
 
 // One plan, as compact as the hot loop wants it.
-struct SearchedPlan {
-    std::int64_t dp = 1, tp = 1, pp = 1, cp = 1, ep = 1, fsdp = 1, etp = 0, vpp = 1;
+struct SearchedPlan : Degrees {
+    std::int64_t etp = 0, vpp = 1;
     bool sequence_parallel = false, uneven_pipeline = false;
     int zero = 0;
     double micro_batch_seqs = 1, microbatches = 1;

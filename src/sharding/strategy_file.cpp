@@ -49,9 +49,9 @@ TensorSpec tensor_spec(io::JsonObject& specs, const nlohmann::json& document, co
 }  // namespace
 
 Strategy load_strategy_file(const std::filesystem::path& path) {
-    const nlohmann::json document = io::parse_json_file(path);
-    io::JsonObject root(document, path.string());
-    root.require_format(kFormat);
+    io::JsonFile file(path, kFormat);
+    io::JsonObject& root = file.root();
+    const nlohmann::json& document = file.document();
     Strategy strategy;
     strategy.name = root.string("name");
     strategy.description = root.string("description");

@@ -28,9 +28,8 @@ void analyse_graph_level(PhysicalDim& dim, const std::string& origin, const std:
 
 CustomTopology load_topology_file(const std::filesystem::path& path, const std::filesystem::path& data_dir) {
     const std::string origin = path.string();
-    const nlohmann::json document = io::parse_json_file(path);
-    io::JsonObject root(document, origin);
-    root.require_format(kFormat);
+    io::JsonFile file(path, kFormat);
+    io::JsonObject& root = file.root();
     CustomTopology topology;
     topology.cluster.name = root.string("name");
     (void)root.optional_string("description");

@@ -20,15 +20,14 @@ PublishedComparison compare_one(const RunRecord& r, const std::filesystem::path&
         return out;
     }
     try {
-        const TrainingSetup setup = record_training_setup(r, data_dir);
-        const TrainingScenario scenario = build_training_scenario(setup, data_dir, "record " + r.id);
+        const TrainingScenario scenario = record_scenario(r, data_dir);
         const TrainingReport published = simulate_training(scenario);
         out.published_step_s = published.step_time_s;
         out.published_fits = published.fits;
 
         TrainSearchSpec spec;
         static_cast<TrainingJob&>(spec) = scenario;
-        spec.precision = setup.plan.precision;
+        spec.precision = scenario.plan.compute;
         spec.top_k = 1;
         spec.threads = threads;
         spec.reference_step_time_s = published.step_time_s;

@@ -6,13 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "scenario/degrees.hpp"
+
 namespace ridgeline {
 
 struct RunRecordMoe {
     std::int64_t experts = 0, top_k = 0, d_ff_expert = 0, shared_experts = 0, dense_layers = 0, layer_freq = 1;
 };
 
-struct RunRecord {
+struct RunRecord : Degrees {
     std::string id, kind, source_key, source_title, reliability;
     // model
     std::string model_name, attention;
@@ -31,7 +33,6 @@ struct RunRecord {
     std::optional<std::int64_t> global_batch_seqs, global_batch_tokens, micro_batch_seqs;
     std::optional<std::int64_t> input_len, output_len, concurrency;
     // plan
-    std::int64_t dp = 1, tp = 1, pp = 1, cp = 1, ep = 1, fsdp = 1;
     std::optional<std::int64_t> etp, vpp;
     bool sequence_parallel = false;
     int zero = 0;

@@ -61,12 +61,7 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
     setup.seq_len = static_cast<double>(r.seq_len);
     setup.global_batch_seqs = static_cast<double>(*r.global_batch_seqs);
     PlanSpec& p = setup.plan;
-    p.dp = r.dp;
-    p.tp = r.tp;
-    p.pp = r.pp;
-    p.cp = r.cp;
-    p.ep = r.ep;
-    p.fsdp = r.fsdp;
+    static_cast<Degrees&>(p) = r;
     p.etp = r.etp.value_or(0);
     p.vpp = r.vpp.value_or(1);
     // Records do not say how layers that do not divide evenly were split: spread them as evenly
@@ -86,6 +81,10 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
     return setup;
 }
 
+TrainingScenario record_scenario(const RunRecord& r, const std::filesystem::path& data_dir) {
+    return build_training_scenario(record_training_setup(r, data_dir), data_dir, "record " + r.id);
+}
+
 RecordResult predict_record(const RunRecord& r, const std::filesystem::path& data_dir) {
     if (r.kind == "serve") return predict_serve_record(r, data_dir);
     RecordResult result{r.id, r.kind, r.source_key, false, "", 0, 0, 0, 0, {}, 0, 0, 0};
@@ -101,9 +100,7 @@ RecordResult predict_record(const RunRecord& r, const std::filesystem::path& dat
     if (r.moe && r.moe->layer_freq != 1) return skip("MoE layers interleaved with dense ones (layer_freq > 1)");
 
     try {
-        const TrainingSetup setup = record_training_setup(r, data_dir);
-        const TrainingScenario scenario = build_training_scenario(setup, data_dir, "record " + r.id);
-        const TrainingReport report = simulate_training(scenario);
+        const TrainingReport report = simulate_training(record_scenario(r, data_dir));
         result.predicted_tokens_per_s = report.tokens_per_s;
         result.predicted_mfu = report.mfu;
         result.bound = report.bound;

@@ -44,6 +44,8 @@ struct ValidationResult {
 // The training job a record describes: its model, hardware, chips, batch and plan (InputError
 // naming the record and field when it cannot be built).
 [[nodiscard]] TrainingSetup record_training_setup(const RunRecord& record, const std::filesystem::path& data_dir);
+// ... and the scenario it builds (errors name the record).
+[[nodiscard]] TrainingScenario record_scenario(const RunRecord& record, const std::filesystem::path& data_dir);
 // The model a record describes (MLA modelled as full attention of the same heads), and the
 // hardware name of its accelerator (empty when Ridgeline has none).
 [[nodiscard]] ModelSpec record_model(const RunRecord& record);
