@@ -2,11 +2,9 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
-#include "hardware/catalog.hpp"
 #include "io/quantity_text.hpp"
-#include "model/model_catalog.hpp"
 #include "report/reports.hpp"
-#include "sharding/strategy_file.hpp"
+#include "scenario/serving_setup.hpp"
 
 namespace ridgeline::cli {
 
@@ -35,9 +33,7 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve-search/1)");
     c->callback([f, &options] {
         ServeSearchSpace space;
-        space.model = resolve_model(f->model, options.data_dir);
-        space.hardware = resolve_hardware(f->hardware, options.data_dir);
-        space.strategy = resolve_strategy(kServingStrategy, options.data_dir);
+        static_cast<ServedModel&>(space) = load_served_model(f->model, f->hardware, options.data_dir);
         space.chip_counts = io::parse_count_range(f->chips, "--chips", 1'000'000);
         space.input_len = f->input_len;
         space.output_len = f->output_len;

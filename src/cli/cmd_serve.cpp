@@ -2,12 +2,9 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
-#include "hardware/catalog.hpp"
 #include "io/quantity_text.hpp"
-#include "model/model_catalog.hpp"
 #include "report/reports.hpp"
 #include "scenario/serving_setup.hpp"
-#include "sharding/strategy_file.hpp"
 
 namespace ridgeline::cli {
 
@@ -38,9 +35,7 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve/1)");
     c->callback([f, &options] {
         ServingSetup setup;
-        setup.model = resolve_model(f->model, options.data_dir);
-        setup.hardware = resolve_hardware(f->hardware, options.data_dir);
-        setup.strategy = resolve_strategy(kServingStrategy, options.data_dir);
+        static_cast<ServedModel&>(setup) = load_served_model(f->model, f->hardware, options.data_dir);
         setup.chips = f->chips;
         setup.plan.tp = f->tp;
         setup.plan.pp = f->pp;

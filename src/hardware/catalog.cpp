@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "io/catalog_lookup.hpp"
@@ -51,9 +52,7 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
     io::JsonFile file(path, kChipFormat);
     io::JsonObject& root = file.root();
     ChipSpec chip;
-    chip.name = root.string("name");
-    (void)root.string_list("aliases");
-    chip.description = root.string("description");
+    std::tie(chip.name, chip.description) = io::read_named(root);
     const std::string kind = root.string("kind");
     if (kind == "tpu") chip.kind = ChipKind::tpu;
     else if (kind == "gpu") chip.kind = ChipKind::gpu;
@@ -152,9 +151,7 @@ SystemSpec load_system_file(const std::filesystem::path& path) {
     io::JsonFile file(path, kSystemFormat);
     io::JsonObject& root = file.root();
     SystemSpec system;
-    system.name = root.string("name");
-    (void)root.string_list("aliases");
-    system.description = root.string("description");
+    std::tie(system.name, system.description) = io::read_named(root);
     system.chip_name = root.string("chip");
     system.chips_per_host = small_positive_int(root, "chips_per_host");
 

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/bound.hpp"
-#include <vector>
 
 #include "hardware/system.hpp"
 #include "inference/serving.hpp"
@@ -17,10 +17,7 @@ namespace ridgeline {
 
 enum class ServeObjective { cost, throughput };
 
-struct ServeSearchSpace {
-    ModelSpec model;
-    Hardware hardware;
-    Strategy strategy;  // kServingStrategy, as loaded from strategies/
+struct ServeSearchSpace : ServedModel {
     std::vector<std::int64_t> chip_counts;
     double input_len = 0, output_len = 0;
     double slo_ttft_s = 0, slo_tpot_s = 0;

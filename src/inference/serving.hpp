@@ -10,6 +10,7 @@
 #include "core/dtype.hpp"
 #include "engine/bound.hpp"
 #include "hardware/chip.hpp"
+#include "hardware/system.hpp"
 #include "mesh/mesh.hpp"
 #include "model/model_spec.hpp"
 #include "sharding/strategy.hpp"
@@ -31,6 +32,13 @@ struct ServingPlan {
 // Deployments split heads and MLP widths over tensor and experts over expert: Megatron's layout,
 // which vLLM and TensorRT-LLM run.
 inline constexpr const char* kServingStrategy = "megatron-3d";
+
+// What is served on what: the model, the chip or system, and how the plan's axes split the layer.
+struct ServedModel {
+    ModelSpec model;
+    Hardware hardware;
+    Strategy strategy;  // kServingStrategy, as loaded from strategies/
+};
 
 struct ServingScenario {
     ModelSpec model;

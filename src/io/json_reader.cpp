@@ -213,4 +213,10 @@ void JsonObject::finish() const {
         if (!seen_.count(item.key())) fail(item.key(), "unknown field (is it misspelt?)");
 }
 
+std::pair<std::string, std::string> read_named(JsonObject& root) {
+    std::pair<std::string, std::string> named{root.string("name"), root.string("description")};
+    if (root.has("aliases")) (void)root.string_list("aliases");
+    return named;
+}
+
 }  // namespace ridgeline::io

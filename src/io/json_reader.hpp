@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -62,6 +63,10 @@ private:
     std::string path_;
     std::set<std::string> seen_;
 };
+
+// The name and description a catalog file (chip, system, model, strategy) opens with; its
+// aliases, where given, are read by the catalog's lookup.
+[[nodiscard]] std::pair<std::string, std::string> read_named(JsonObject& root);
 
 // A file of one format, parsed and opened at its root object: the first lines of every loader.
 class JsonFile {

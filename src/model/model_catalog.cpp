@@ -1,5 +1,7 @@
 #include "model/model_catalog.hpp"
 
+#include <tuple>
+
 #include "core/error.hpp"
 #include "io/json_reader.hpp"
 #include "model/model_validation.hpp"
@@ -23,10 +25,8 @@ ModelSpec load_model_file(const std::filesystem::path& path) {
     io::JsonFile file(path, kModelFormat);
     io::JsonObject& root = file.root();
     ModelSpec model;
-    model.name = root.string("name");
-    model.description = root.string("description");
+    std::tie(model.name, model.description) = io::read_named(root);
     (void)root.string("source");
-    if (root.has("aliases")) (void)root.string_list("aliases");
     model.n_layers = root.positive_int("n_layers");
     model.d_model = root.positive_int("d_model");
     model.n_heads = root.positive_int("n_heads");

@@ -1,7 +1,10 @@
 #include "scenario/serving_setup.hpp"
 
 #include "core/error.hpp"
+#include "hardware/catalog.hpp"
 #include "mesh/plan_axes.hpp"
+#include "model/model_catalog.hpp"
+#include "sharding/strategy_file.hpp"
 
 namespace ridgeline {
 
@@ -15,6 +18,10 @@ Dtype parse_serving_dtype(const std::string& name, const std::string& flag, bool
                                    (!kv_cache && *dtype == Dtype::int4));
     if (!allowed) throw InputError(flag, "", "'" + name + "' is not one of " + (kv_cache ? "bf16, fp8, int8" : "bf16, fp8, int8, int4"));
     return *dtype;
+}
+
+ServedModel load_served_model(const std::string& model, const std::string& hardware, const std::filesystem::path& data_dir) {
+    return {resolve_model(model, data_dir), resolve_hardware(hardware, data_dir), resolve_strategy(kServingStrategy, data_dir)};
 }
 
 ServingScenario build_serving_scenario(const ServingSetup& setup) {

@@ -2,21 +2,25 @@
 // From the degrees people write for a deployment (tp, pp, ep, dp, dtypes, batch) to the scenario
 // the serving engine takes: the cluster of its chips and the mesh laid on it. Shared by `serve`,
 // `search serve` and `validate`.
+#include <filesystem>
+#include <string>
+
 #include "hardware/system.hpp"
 #include "inference/serving.hpp"
 
 namespace ridgeline {
 
-struct ServingSetup {
-    ModelSpec model;
-    Hardware hardware;
+struct ServingSetup : ServedModel {
     std::int64_t chips = 0;
     ServingPlan plan{1, 1, 1, 0, Dtype::bf16, Dtype::bf16};  // dp = 0: what the chips leave
-    Strategy strategy;  // kServingStrategy, as loaded from strategies/
     double batch_seqs = 1;
     double input_len = 0;
     double output_len = 0;
 };
+
+// The model, the hardware and the serving strategy by name or file (catalog lookups).
+[[nodiscard]] ServedModel load_served_model(const std::string& model, const std::string& hardware,
+                                            const std::filesystem::path& data_dir);
 
 // InputError naming the flag when the degrees do not multiply to the chips or do not divide the model.
 [[nodiscard]] ServingScenario build_serving_scenario(const ServingSetup& setup);

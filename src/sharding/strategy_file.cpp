@@ -1,5 +1,7 @@
 #include "sharding/strategy_file.hpp"
 
+#include <tuple>
+
 #include "core/error.hpp"
 #include "io/json_reader.hpp"
 
@@ -53,9 +55,7 @@ Strategy load_strategy_file(const std::filesystem::path& path) {
     io::JsonObject& root = file.root();
     const nlohmann::json& document = file.document();
     Strategy strategy;
-    strategy.name = root.string("name");
-    strategy.description = root.string("description");
-    if (root.has("aliases")) (void)root.string_list("aliases");
+    std::tie(strategy.name, strategy.description) = io::read_named(root);
     using D = LogicalDim;
     auto activations = root.object("activations");
     const auto& act_doc = document.at("activations");
