@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Prints the figures the README quotes, from the current build: validation accuracy on the dev
+# set and the serving records, and the sharding derivation against XLA's partitioner.
+# Speed figures come from bench/run_search_bench.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+summary() {
+  "$build/ridgeline" validate "$1" --json | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["summary"]
+part = s if sys.argv[1] == "train" else s["serve"]
+print("%s: %d records, median |error| %.2f%%, p90 %.2f%%" %
+      (sys.argv[2], part["count"], 100 * part["median_abs_error"], 100 * part["p90_abs_error"]))
+' "$2" "$3"
+}
+summary tests/data/runs/published-runs-dev.json train "training, dev set"
+summary tests/data/runs/published-serve-records.json serve "serving records"
+"$build/tests/ridgeline_tests" -sf='*xla_collectives*' -s 2>&1 | grep -o 'XLA comparison:.*' || true
