@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "mesh/plan_axes.hpp"
+#include "search/streaming.hpp"
 
 namespace ridgeline {
 
@@ -17,54 +18,41 @@ std::vector<std::int64_t> powers_of_two_dividing(std::int64_t limit, std::int64_
     return values;
 }
 
-bool better(const ServeCandidate& a, const ServeCandidate& b, ServeObjective objective) {
-    if (objective == ServeObjective::cost && a.cost_per_million_output_tokens_usd && b.cost_per_million_output_tokens_usd &&
-        *a.cost_per_million_output_tokens_usd != *b.cost_per_million_output_tokens_usd)
-        return *a.cost_per_million_output_tokens_usd < *b.cost_per_million_output_tokens_usd;
-    if (a.output_tokens_per_s_per_chip != b.output_tokens_per_s_per_chip)
-        return a.output_tokens_per_s_per_chip > b.output_tokens_per_s_per_chip;
-    return a.tokens_per_s_per_user > b.tokens_per_s_per_user;
-}
-
-bool dominates(const ServeCandidate& a, const ServeCandidate& b) {
-    return a.output_tokens_per_s_per_chip >= b.output_tokens_per_s_per_chip &&
-           a.tokens_per_s_per_user >= b.tokens_per_s_per_user &&
-           (a.output_tokens_per_s_per_chip > b.output_tokens_per_s_per_chip || a.tokens_per_s_per_user > b.tokens_per_s_per_user);
-}
+// A candidate with its place in the ranking: the objective (cost, or throughput per chip), then
+// throughput per chip and per user, then the order candidates came in.
+struct Ranked {
+    ServeCandidate candidate;
+    Rank by;
+    [[nodiscard]] Rank rank() const { return by; }
+    // The front: throughput per chip against tokens/s per user, both maximised.
+    [[nodiscard]] double x() const { return -candidate.output_tokens_per_s_per_chip; }
+    [[nodiscard]] double y() const { return -candidate.tokens_per_s_per_user; }
+};
 
 class Collector {
 public:
-    Collector(ServeObjective objective, std::size_t top_k) : objective_(objective), top_k_(top_k) {}
+    Collector(ServeObjective objective, std::size_t top_k) : objective_(objective), best_(top_k) {}
 
     void offer(const ServeCandidate& c) {
-        if (c.meets_slo) {
-            const auto at = std::lower_bound(best_.begin(), best_.end(), c,
-                                             [&](const ServeCandidate& a, const ServeCandidate& b) { return better(a, b, objective_); });
-            if (static_cast<std::size_t>(at - best_.begin()) < top_k_) {
-                best_.insert(at, c);
-                if (best_.size() > top_k_) best_.pop_back();
-            }
-        }
-        for (const ServeCandidate& p : pareto_)
-            if (dominates(p, c) || (p.output_tokens_per_s_per_chip == c.output_tokens_per_s_per_chip &&
-                                    p.tokens_per_s_per_user == c.tokens_per_s_per_user))
-                return;
-        std::erase_if(pareto_, [&](const ServeCandidate& p) { return dominates(c, p); });
-        pareto_.push_back(c);
+        const double per_chip = c.output_tokens_per_s_per_chip, per_user = c.tokens_per_s_per_user;
+        const Ranked ranked{c, objective_ == ServeObjective::cost && c.cost_per_million_output_tokens_usd
+                                   ? Rank{*c.cost_per_million_output_tokens_usd, -per_chip, -per_user, offered_}
+                                   : Rank{-per_chip, -per_user, 0, offered_}};
+        ++offered_;
+        if (c.meets_slo && best_.admits(ranked.rank())) best_.insert(ranked);
+        if (front_.admits(ranked.x(), ranked.y(), ranked.rank())) front_.insert(ranked);
     }
 
-    void finish(ServeSearchResult& result) {
-        std::sort(pareto_.begin(), pareto_.end(), [](const ServeCandidate& a, const ServeCandidate& b) {
-            return a.output_tokens_per_s_per_chip > b.output_tokens_per_s_per_chip;
-        });
-        result.best = std::move(best_);
-        result.pareto = std::move(pareto_);
+    void finish(ServeSearchResult& result) const {
+        for (const Ranked& r : best_.items()) result.best.push_back(r.candidate);
+        for (const Ranked& r : front_.items()) result.pareto.push_back(r.candidate);
     }
 
 private:
     ServeObjective objective_;
-    std::size_t top_k_;
-    std::vector<ServeCandidate> best_, pareto_;
+    std::uint64_t offered_ = 0;
+    TopK<Ranked> best_;
+    ParetoFront<Ranked> front_;
 };
 
 }  // namespace

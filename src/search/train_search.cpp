@@ -82,7 +82,7 @@ private:
     struct Accumulator {
         TrainSearchResult result;
         TopPlans top;
-        ParetoFront pareto;
+        PlanFront pareto;
         CollectiveMemo memo;
         explicit Accumulator(std::size_t k) : top(k) {}
     };
@@ -415,7 +415,7 @@ void Search::run_knobs(const LayoutOptions& o, const std::vector<int>& zeros, co
                             ++r.plans_costed;
                             if (spec_.reference_step_time_s && step_s < *spec_.reference_step_time_s) ++r.plans_faster_than_reference;
                             const bool top = acc.top.admits(step_s, memory, this_ordinal);
-                            const bool front = acc.pareto.admits(step_s, memory, this_ordinal);
+                            const bool front = acc.pareto.admits(memory, step_s, {step_s, memory, 0, this_ordinal});
                             if (!top && !front) continue;
                             plan.recompute = rc;
                             plan.zero = zero;
@@ -458,7 +458,7 @@ TrainSearchResult Search::run() {
 
     TrainSearchResult out;
     TopPlans top(spec_.top_k);
-    ParetoFront pareto;
+    PlanFront pareto;
     for (const Accumulator& acc : accs) {
         out.plans_evaluated += acc.result.plans_evaluated;
         out.plans_costed += acc.result.plans_costed;
@@ -466,14 +466,14 @@ TrainSearchResult Search::run() {
         for (std::size_t i = 0; i < kRejections; ++i) out.rejected[i] += acc.result.rejected[i];
         for (const SearchedPlan& p : acc.top.plans())
             if (top.admits(p.step_time_s, p.memory_bytes, p.ordinal)) top.insert(p);
-        for (const SearchedPlan& p : acc.pareto.plans())
-            if (pareto.admits(p.step_time_s, p.memory_bytes, p.ordinal)) pareto.insert(p);
+        for (const SearchedPlan& p : acc.pareto.items())
+            if (pareto.admits(p.x(), p.y(), p.rank())) pareto.insert(p);
     }
     if (out.plans_evaluated == 0)
         throw InputError("search", "fixed knobs", "no plan on " + text(spec_.cluster.chips()) + " chips matches the knobs given together "
                                                  "(a vpp or schedule no pipeline split of " + text(spec_.model.n_layers) + " layers allows?)");
     out.top = top.plans();
-    out.pareto = pareto.plans();
+    out.pareto = pareto.items();
     return out;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "scenario/training_setup.hpp"
+#include "search/streaming.hpp"
 
 namespace ridgeline {
 
@@ -71,6 +72,9 @@ struct SearchedPlan : Degrees {
     double memory_bytes = 0;
     std::uint64_t ordinal = 0;                 // position in the enumeration: ties go to the earlier plan
     std::uint32_t other_orders = 0;            // the same plan in other axis orders, costing the same (top K only)
+    [[nodiscard]] Rank rank() const { return {step_time_s, memory_bytes, 0, ordinal}; }
+    [[nodiscard]] double x() const { return memory_bytes; }  // the front: memory against step time
+    [[nodiscard]] double y() const { return step_time_s; }
 };
 
 [[nodiscard]] const char* search_axis_name(std::size_t index);
