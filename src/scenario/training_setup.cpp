@@ -79,9 +79,10 @@ TrainingPlan make_training_plan(const PlanSpec& p, std::int64_t chips, double gl
     if (p.vpp > 1 && p.pp == 1) throw InputError(origin, "vpp", "virtual stages need pipeline parallelism (pp > 1)");
 
     TrainingPlan plan;
-    plan.axes = {{axis_name(PlanAxis::data), dp / p.fsdp / p.ep}, {axis_name(PlanAxis::fsdp), p.fsdp},
-                 {axis_name(PlanAxis::expert), p.ep},                {axis_name(PlanAxis::tensor), p.tp},
-                 {axis_name(PlanAxis::context), p.cp},               {axis_name(PlanAxis::pipeline), p.pp}};
+    Degrees degrees = p;
+    degrees.dp = dp;
+    const auto sizes = degrees.sizes();
+    for (std::size_t i = 0; i < kPlanAxes; ++i) plan.axes[kPlanAxisNames[i]] = sizes[i];
     plan.virtual_stages = static_cast<double>(p.vpp);
     plan.stage_layers = p.stage_layers;
     if (!p.stage_layers.empty() && p.vpp > 1)
