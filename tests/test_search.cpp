@@ -224,6 +224,18 @@ TEST_CASE("a real search's top K holds no two orders of one plan that cost the s
     CHECK(merged > 0);
 }
 
+TEST_CASE("a plan rejected by an input error keeps its reason: the field and what is wrong") {
+    TrainSearchSpec spec = spec_on("dgx-h100", 24, mid_model());  // 24 chips: three 8-GPU nodes
+    spec.global_batch_seqs = 48;
+    const TrainSearchResult result = search_training(spec);
+    const auto placement = static_cast<std::size_t>(Rejection::placement);
+    REQUIRE(result.rejected[placement] > 0);
+    const std::string& reason = result.examples[placement].reason;
+    CAPTURE(reason);
+    CHECK(reason.find("mesh.") == 0);  // the axis that did not fit
+    CHECK(reason.find("cannot be laid on the topology") != std::string::npos);
+}
+
 TEST_CASE("the Pareto front trades memory for time and ends at the fastest plan") {
     TrainSearchSpec spec = spec_on("tpu-v5e", 16, mid_model());
     spec.global_batch_seqs = 32;
@@ -248,6 +260,7 @@ TEST_CASE("the search gives the same answer on any number of threads") {
     CHECK(one.rejected == three.rejected);
     REQUIRE(one.top.size() == three.top.size());
     for (std::size_t i = 0; i < one.top.size(); ++i) CHECK(one.top[i].ordinal == three.top[i].ordinal);
+    for (std::size_t i = 0; i < kRejections; ++i) CHECK(one.examples[i].reason == three.examples[i].reason);
     REQUIRE(one.pareto.size() == three.pareto.size());
     for (std::size_t i = 0; i < one.pareto.size(); ++i) CHECK(one.pareto[i].ordinal == three.pareto[i].ordinal);
 }

@@ -96,11 +96,21 @@ nlohmann::json rejections_document(const TrainSearchResult& r) {
     return doc;
 }
 
+nlohmann::json rejection_examples_document(const TrainSearchResult& r) {
+    nlohmann::json doc = nlohmann::json::object();
+    for (std::size_t i = 0; i < kRejections; ++i)
+        if (!r.examples[i].reason.empty()) doc[kRejectionKeys[i]] = r.examples[i].reason;
+    return doc;
+}
+
 std::string rejections_text(const TrainSearchResult& r, const TrainSearchSpec& spec) {
     Table table({"plans rejected", "why"});
     for (std::size_t i = 0; i < kRejections; ++i)
         if (r.rejected[i] > 0) table.add_row({count_text(r.rejected[i]), rejection_text(static_cast<Rejection>(i), spec)});
-    return table.render();
+    std::string text = table.render();
+    for (std::size_t i = 0; i < kRejections; ++i)
+        if (!r.examples[i].reason.empty()) text += "\nfirst " + std::string(kRejectionKeys[i]) + " rejection: " + r.examples[i].reason;
+    return text + "\n";
 }
 
 struct ComparisonSummary {
@@ -220,6 +230,7 @@ std::string train_search_json(const TrainSearchOutcome& o) {
     doc["plans_evaluated"] = r.plans_evaluated;
     doc["plans_valid"] = r.plans_valid();
     doc["rejected"] = rejections_document(r);
+    doc["rejection_examples"] = rejection_examples_document(r);
     doc["elapsed_s"] = o.elapsed_s;
     doc["threads"] = o.threads;
     doc["top"] = nlohmann::json::array();

@@ -15,6 +15,9 @@ namespace ridgeline {
 
 namespace {
 
+// Why an input error rejected a plan: the field and what is wrong with it.
+std::string reason(const InputError& e) { return e.field().empty() ? e.detail() : e.field() + ": " + e.detail(); }
+
 constexpr const auto& kAxisNames = kPlanAxisNames;
 enum AxisIndex : std::uint8_t { kData, kFsdp, kExpert, kTensor, kContext, kPipeline };
 
@@ -298,7 +301,8 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
         for (std::uint8_t i = 0; i < o.placed_axes; ++i) names.emplace_back(kAxisNames[o.placements[pi][i]]);
         try {
             meshes[pi] = place_plan(scenario.cluster, axes_only, names);
-        } catch (const InputError&) {
+        } catch (const InputError& e) {
+            r.keep_example(Rejection::placement, ordinal, reason(e));
         }
     }
     if (std::none_of(meshes.begin(), meshes.end(), [](const auto& mesh) { return mesh.has_value(); }))
@@ -329,7 +333,8 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
                         scenario.strategy = spec_.strategies.at(plan_spec.strategy);
                         apply_zero_stage(scenario.strategy, scenario.plan.zero_stage);
                         work = derive_layout_work(scenario);
-                    } catch (const InputError&) {
+                    } catch (const InputError& e) {
+                        r.keep_example(Rejection::strategy_dims, ordinal, reason(e));
                         reject_bulk(Rejection::strategy_dims, per_micro_batch);
                         continue;
                     }
@@ -344,7 +349,8 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
                         std::swap(scenario.mesh, *meshes[pi]);  // no copy: swapped back below
                         try {
                             l = cost_layout(scenario, work, &acc.memo).costs;
-                        } catch (const InputError&) {  // a collective this topology cannot run (part of a custom graph)
+                        } catch (const InputError& e) {  // a collective this topology cannot run (part of a custom graph)
+                            r.keep_example(Rejection::placement, ordinal, reason(e));
                             std::swap(scenario.mesh, *meshes[pi]);
                             reject_bulk(Rejection::placement, knob_plans);
                             continue;
@@ -463,7 +469,11 @@ TrainSearchResult Search::run() {
         out.plans_evaluated += acc.result.plans_evaluated;
         out.plans_costed += acc.result.plans_costed;
         out.plans_faster_than_reference += acc.result.plans_faster_than_reference;
-        for (std::size_t i = 0; i < kRejections; ++i) out.rejected[i] += acc.result.rejected[i];
+        for (std::size_t i = 0; i < kRejections; ++i) {
+            out.rejected[i] += acc.result.rejected[i];
+            const auto& e = acc.result.examples[i];
+            if (!e.reason.empty()) out.keep_example(static_cast<Rejection>(i), e.ordinal, e.reason);
+        }
         for (const SearchedPlan& p : acc.top.plans())
             if (top.admits(p.step_time_s, p.memory_bytes, p.ordinal)) top.insert(p);
         for (const SearchedPlan& p : acc.pareto.items())

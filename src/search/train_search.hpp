@@ -86,6 +86,17 @@ struct TrainSearchResult {
     std::uint64_t plans_evaluated = 0;  // every plan of the space, each rejected or costed
     std::uint64_t plans_costed = 0;     // step time computed (the valid ones)
     std::array<std::uint64_t, kRejections> rejected{};
+    // For the kinds decided by an input error (strategy_dims, placement): the error of the first
+    // such plan in the enumeration, so that the reason is not lost.
+    struct Example {
+        std::uint64_t ordinal = 0;
+        std::string reason;
+    };
+    std::array<Example, kRejections> examples{};
+    void keep_example(Rejection why, std::uint64_t ordinal, const std::string& reason) {
+        Example& e = examples[static_cast<std::size_t>(why)];
+        if (e.reason.empty() || ordinal < e.ordinal) e = {ordinal, reason};
+    }
     std::vector<SearchedPlan> top;      // best (shortest step) first
     std::vector<SearchedPlan> pareto;   // step time vs memory per chip, by memory ascending
     std::uint64_t plans_faster_than_reference = 0;
