@@ -307,7 +307,8 @@ TEST_CASE("MLA: train derives DeepSeek-V3's low-rank projections, with the weigh
     ClusterShape one_chip;
     one_chip.chips = 1;
     serving.cluster = build_cluster(resolve_hardware("h100", test::source_dir()), one_chip);
-    serving.mesh = place_mesh(serving.cluster, {{"data", 1}, {"expert", 1}, {"tensor", 1}, {"pipeline", 1}}, {});
+    serving.plan.dp = 1;
+    serving.mesh = place_serving_plan(serving.cluster, serving.plan);
     serving.batch_seqs = 1;
     serving.input_len = seq;
     serving.output_len = 1;

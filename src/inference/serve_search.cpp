@@ -100,7 +100,7 @@ ServeSearchResult search_serving(const ServeSearchSpace& space) {
                     s.plan.pp = pp;
                     s.plan.ep = ep;
                     s.plan.dp = dp;
-                    s.mesh = place_mesh(s.cluster, {{axis_name(PlanAxis::data), dp / ep}, {axis_name(PlanAxis::expert), ep}, {axis_name(PlanAxis::tensor), tp}, {axis_name(PlanAxis::pipeline), pp}}, {});
+                    s.mesh = place_serving_plan(s.cluster, s.plan);
                     for (const Dtype weights : weight_dtypes)
                         for (const Dtype kv : kv_dtypes) {
                             s.plan.weights = weights;

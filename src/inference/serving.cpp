@@ -26,10 +26,7 @@ constexpr Dtype kActivations = Dtype::bf16;
 class ChipModel {
 public:
     explicit ChipModel(const ServingScenario& s)
-        : s_(s), tp_(d(s.plan.tp)), hbm_Bps_(s.chip.hbm_bw_Bps * s.chip.efficiency.hbm) {
-        axes_ = {{axis_name(PlanAxis::data), s.plan.dp / s.plan.ep}, {axis_name(PlanAxis::expert), s.plan.ep},
-                 {axis_name(PlanAxis::tensor), s.plan.tp}, {axis_name(PlanAxis::pipeline), s.plan.pp}};
-    }
+        : s_(s), axes_(s.plan.axis_sizes()), tp_(d(s.plan.tp)), hbm_Bps_(s.chip.hbm_bw_Bps * s.chip.efficiency.hbm) {}
 
     [[nodiscard]] LayerCost layer(bool decode, double seqs, double len) const;
     [[nodiscard]] PhaseCost phase(bool decode, double seqs, double len) const;
@@ -190,6 +187,12 @@ void check_serving_plan(const ModelSpec& m, const ChipSpec& chip, const ServingP
         throw InputError(kRequest, "weights_dtype", chip.name + " has no " + std::string(dtype_name(plan.weights)) + " arithmetic");
     if (plan.kv_cache == Dtype::fp8 && !chip.supports(Dtype::fp8))
         throw InputError(kRequest, "kv_dtype", chip.name + " has no fp8 arithmetic for an fp8 KV cache");
+}
+
+Mesh place_serving_plan(const Cluster& cluster, const ServingPlan& plan) {
+    std::vector<MeshAxis> axes;
+    for (const auto& [name, size] : plan.axis_sizes()) axes.push_back({name, size});
+    return place_mesh(cluster, axes, {});
 }
 
 ServingReport simulate_serving(const ServingScenario& s) {

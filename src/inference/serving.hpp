@@ -13,6 +13,7 @@
 #include "hardware/system.hpp"
 #include "mesh/mesh.hpp"
 #include "model/model_spec.hpp"
+#include "scenario/degrees.hpp"
 #include "sharding/strategy.hpp"
 #include "topology/cluster.hpp"
 
@@ -20,8 +21,8 @@ namespace ridgeline {
 
 // A deployment: dp replicas of tp x pp chips each; ep groups of replicas share the routed
 // experts (each chip holds 1/ep of them), as expert parallelism carved from data parallelism.
-struct ServingPlan {
-    std::int64_t tp = 1, pp = 1, ep = 1, dp = 1;
+// dp counts the replicas; ep carves expert groups out of them, as in training (no fsdp, no cp).
+struct ServingPlan : Degrees {
     Dtype weights = Dtype::bf16;   // int8/int4: weight-only quantisation, bf16 arithmetic; fp8: fp8 GEMMs
     Dtype kv_cache = Dtype::bf16;
     [[nodiscard]] std::int64_t replica_chips() const { return tp * pp; }
@@ -137,6 +138,9 @@ struct ServingReport {
 // InputError naming the flag (--tp, --pp, --ep, --dp, --batch, --weights-dtype, --kv-dtype)
 // when the plan does not divide the model, or the chip lacks a dtype's arithmetic.
 void check_serving_plan(const ModelSpec& model, const ChipSpec& chip, const ServingPlan& plan, double batch_seqs);
+
+// The deployment's axes (data, expert, tensor, pipeline) laid on its cluster.
+[[nodiscard]] Mesh place_serving_plan(const Cluster& cluster, const ServingPlan& plan);
 
 [[nodiscard]] ServingReport simulate_serving(const ServingScenario& scenario);
 

@@ -51,9 +51,7 @@ ServingScenario build_serving_scenario(const ServingSetup& setup) {
     ClusterShape shape;
     shape.chips = setup.chips;
     s.cluster = build_cluster(setup.hardware, shape);
-    const std::vector<MeshAxis> axes = {{axis_name(PlanAxis::data), s.plan.dp / s.plan.ep}, {axis_name(PlanAxis::expert), s.plan.ep},
-                                        {axis_name(PlanAxis::tensor), s.plan.tp}, {axis_name(PlanAxis::pipeline), s.plan.pp}};
-    s.mesh = place_mesh(s.cluster, axes, {});
+    s.mesh = place_serving_plan(s.cluster, s.plan);
     return s;
 }
 

@@ -81,8 +81,7 @@ TrainingPlan make_training_plan(const PlanSpec& p, std::int64_t chips, double gl
     TrainingPlan plan;
     Degrees degrees = p;
     degrees.dp = dp;
-    const auto sizes = degrees.sizes();
-    for (std::size_t i = 0; i < kPlanAxes; ++i) plan.axes[kPlanAxisNames[i]] = sizes[i];
+    plan.axes = degrees.axis_sizes();
     plan.virtual_stages = static_cast<double>(p.vpp);
     plan.stage_layers = p.stage_layers;
     if (!p.stage_layers.empty() && p.vpp > 1)
