@@ -79,20 +79,15 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
     const ChipEfficiency& e = s_.chip.efficiency;
     const double act_bytes = 2.0;
     const MatmulDtypes dtypes{Dtype::bf16, Dtype::bf16, s_.plan.compute};
-    double output_elements = 0;
     for (const DerivedMatmul& m : work.matmuls) {
         const RooflineTime time = gemm_time(s_.chip, {m.rows, m.contract, m.cols, m.instances, m.weight_elements}, dtypes);
         t.matmul_fwd += time.lower_bound_s();
         t.matmul_memory_bound = t.matmul_memory_bound || time.memory_s > time.compute_s;
-        output_elements += m.rows * m.cols * m.instances;
-        // Routed tokens are permuted into expert order and back: two reads and two writes of each copy.
-        if (m.routed) output_elements += 2.0 * m.rows * m.contract * m.instances;
     }
     t.attention_fwd = attention_time(s_.chip, work.attention.flops, 0.0, s_.seq_len).compute_s;
-    // Norms, residual adds, activations, rotary: each matmul output and the residual stream are
-    // read and written a few times by memory-bound kernels.
-    const double elementwise_bytes = (2.0 * output_elements + 8.0 * work.local_tokens * d(s_.model.d_model)) * act_bytes;
-    t.elementwise_fwd = elementwise_bytes / hbm_Bps();
+    double elementwise_elements = 0;
+    for (const ElementwiseOp& op : work.elementwise) elementwise_elements += op.elements;
+    t.elementwise_fwd = elementwise_elements * act_bytes / hbm_Bps();
     const double kernels = d(static_cast<std::int64_t>(work.matmuls.size())) + 8.0;
     t.launches_fwd = kernels * e.kernel_overhead_s;
 

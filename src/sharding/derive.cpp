@@ -391,6 +391,15 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
     } else {
         derive_dense_mlp(c, model, residual, d(model.d_ff), "");
     }
+    // Memory-bound kernels: each norm reads and writes the residual stream, each residual add
+    // reads two streams and writes one (counted as two passes), each GEMM output is read and
+    // written again (bias, activation, cast), routed tokens are permuted into expert order and back.
+    const double stream = work.local_tokens * Dm;
+    work.elementwise = {{"norms", 4.0 * stream}, {"residual adds", 4.0 * stream}};
+    for (const DerivedMatmul& m : work.matmuls) {
+        work.elementwise.push_back({m.name + " epilogue", 2.0 * m.rows * m.cols * m.instances});
+        if (m.routed) work.elementwise.push_back({m.name + " token permute", 4.0 * m.rows * m.contract * m.instances});
+    }
     return work;
 }
 

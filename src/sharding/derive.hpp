@@ -58,8 +58,15 @@ struct AttentionCore {
     }
 };
 
+// A memory-bound kernel of the forward pass: elements it reads and writes, at the activations' width.
+struct ElementwiseOp {
+    std::string name;
+    double elements = 0;
+};
+
 struct LayerWork {
     std::vector<DerivedMatmul> matmuls;         // forward matmuls; backward does each twice
+    std::vector<ElementwiseOp> elementwise;     // norms, residual adds, GEMM epilogues, token permutes
     std::vector<DerivedCollective> collectives;
     AttentionCore attention;
     double local_tokens = 0;                     // tokens of the micro-batch on this device
