@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
 #include "model/model_catalog.hpp"
+#include "app/search_train.hpp"
 #include "search/search_front.hpp"
 #include "search/train_search.hpp"
 #include "sharding/strategy_file.hpp"
@@ -234,6 +235,37 @@ TEST_CASE("a plan rejected by an input error keeps its reason: the field and wha
     CAPTURE(reason);
     CHECK(reason.find("mesh.") == 0);  // the axis that did not fit
     CHECK(reason.find("cannot be laid on the topology") != std::string::npos);
+}
+
+TEST_CASE("a sweep of chip counts: the front holds the counts no other beats on time and cost, the objective picks") {
+    app::SearchTrainRequest request;
+    request.spec = spec_on("dgx-h100", 8, mid_model());
+    request.hardware = resolve_hardware("dgx-h100", test::source_dir());
+    request.chip_counts = {8, 16, 32};
+    request.global_batch_seqs = 64;
+    request.train_tokens = 1e9;
+    request.data_dir = test::source_dir();
+    for (const auto objective : {app::ScalingObjective::time, app::ScalingObjective::cost}) {
+        request.objective = objective;
+        const report::ScalingOutcome out = app::search_train_scaling(request);
+        REQUIRE(out.points.size() == 3);
+        const report::ScalingPoint* chosen = nullptr;
+        for (const auto& p : out.points) {
+            REQUIRE(p.best);
+            // Time to train from the best plan's step: tokens / (tokens per step) x step time.
+            CHECK(p.time_to_train_s == doctest::Approx(1e9 / (64.0 * 1024) * p.best->report.step_time_s));
+            bool dominated = false;
+            for (const auto& q : out.points)
+                dominated = dominated || (q.time_to_train_s <= p.time_to_train_s && *q.cost_usd <= *p.cost_usd &&
+                                          (q.time_to_train_s < p.time_to_train_s || *q.cost_usd < *p.cost_usd));
+            CHECK(p.on_front == !dominated);
+            const auto score = [&](const report::ScalingPoint& x) {
+                return objective == app::ScalingObjective::time ? x.time_to_train_s : *x.cost_usd;
+            };
+            if (chosen == nullptr || score(p) < score(*chosen)) chosen = &p;
+        }
+        CHECK(out.chosen_chips == chosen->chips);
+    }
 }
 
 TEST_CASE("the Pareto front trades memory for time and ends at the fastest plan") {
