@@ -59,9 +59,7 @@ std::vector<LayerOp> layer_ops(const ModelSpec& model, const LayerWorkload& w) {
             add({m.name, m.flops(), act * (m.rows * m.contract + m.rows * m.cols) * m.instances + weight * m.weight_elements, false},
                 fraction);
         }
-        double elements = 0;
-        for (const ElementwiseOp& op : work.elementwise) elements += op.elements;
-        add({"elementwise (norms, residuals, epilogues)", 0, act * elements, false}, fraction);
+        add({"elementwise (norms, residuals, epilogues)", 0, act * work.elementwise_elements(), false}, fraction);
     };
     const double dense_fraction = static_cast<double>(model.dense_layers()) / static_cast<double>(model.n_layers);
     if (dense_fraction > 0) add_layer(derive_layer_work(model, unsharded, {}, pass, false), dense_fraction);

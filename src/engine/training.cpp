@@ -85,9 +85,7 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
         t.matmul_memory_bound = t.matmul_memory_bound || time.memory_s > time.compute_s;
     }
     t.attention_fwd = attention_time(s_.chip, work.attention.flops, 0.0, s_.seq_len).compute_s;
-    double elementwise_elements = 0;
-    for (const ElementwiseOp& op : work.elementwise) elementwise_elements += op.elements;
-    t.elementwise_fwd = elementwise_elements * act_bytes / hbm_Bps();
+    t.elementwise_fwd = work.elementwise_elements() * act_bytes / hbm_Bps();
     const double kernels = d(static_cast<std::int64_t>(work.matmuls.size())) + 8.0;
     t.launches_fwd = kernels * e.kernel_overhead_s;
 

@@ -26,11 +26,10 @@ constexpr Dtype kActivations = Dtype::bf16;
 class ChipModel {
 public:
     explicit ChipModel(const ServingScenario& s)
-        : s_(s), axes_(s.plan.axis_sizes()), tp_(d(s.plan.tp)), hbm_Bps_(s.chip.hbm_bw_Bps * s.chip.efficiency.hbm) {}
+        : s_(s), axes_(s.plan.axis_sizes()), tp_(d(s.plan.tp)) {}
 
     [[nodiscard]] LayerCost layer(bool decode, double seqs, double len) const;
     [[nodiscard]] PhaseCost phase(bool decode, double seqs, double len) const;
-    [[nodiscard]] double hbm_Bps() const { return hbm_Bps_; }
 
 private:
     void add_layer(LayerCost& c, const LayerWork& work, bool decode, double len, double fraction) const;
@@ -39,7 +38,7 @@ private:
 
     const ServingScenario& s_;
     AxisSizes axes_;
-    double tp_, hbm_Bps_;
+    double tp_;
 };
 
 void ChipModel::matmul(LayerCost& c, const Gemm& gemm) const {

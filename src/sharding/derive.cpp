@@ -76,6 +76,9 @@ struct Context {
     // The matmul being derived holds these shares of its weight as separate projections (q, k, v;
     // gate, up) when the stack does not fuse them; {1} when it does.
     std::vector<double> projections{1.0};
+    // False while a matmul's partial output joins a later reduction (a shared expert's, when the
+    // routed experts are combined before one reduction).
+    bool reduce_partial_output = true;
     // A collective of the matmul's weight or output: one per projection, each its share.
     void add_split(const std::string& what, CollectiveKind kind, const AxisList& axes, double bytes, CommPhase phase, CommRole role) {
         for (double share : projections) add(what, kind, axes, bytes * share, phase, role);
@@ -156,9 +159,10 @@ void derive_matmul(Context& c, const std::string& name, const Tensor& x, const T
     if (!partial.empty()) {
         const bool scattered = !intersect(all_axes(y.spec), partial).empty();
         const double unreduced = y.elements() * ws.activation_bytes / c.size(minus(all_axes(y.spec), partial));
-        c.add_split(name + (scattered ? ": reduce-scatter partial output" : ": all-reduce partial output"),
-                    scattered ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, partial, unreduced, CommPhase::forward,
-                    CommRole::activations);
+        if (c.reduce_partial_output)
+            c.add_split(name + (scattered ? ": reduce-scatter partial output" : ": all-reduce partial output"),
+                        scattered ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, partial, unreduced, CommPhase::forward,
+                        CommRole::activations);
         if (scattered)
             c.add_split(name + ": all-gather output gradient", CollectiveKind::all_gather, partial, unreduced, CommPhase::backward,
                         CommRole::activations);
@@ -380,12 +384,10 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
 
     if (moe_layer && model.moe) {
         if (model.moe->n_shared_experts > 0) {
-            derive_dense_mlp(c, model, residual, d(model.moe->n_shared_experts * model.moe->d_ff_expert), "shared_");
             // Combining first, the shared expert's partial sums join the routed experts' one reduction.
-            if (workload.combine_experts_before_reduce && c.size(s.w_mlp_in.on(D::mlp)) > 1)
-                std::erase_if(work.collectives, [](const DerivedCollective& x) {
-                    return x.phase == CommPhase::forward && x.what.starts_with("shared_mlp_out") && x.role == CommRole::activations;
-                });
+            c.reduce_partial_output = !(workload.combine_experts_before_reduce && c.size(s.w_mlp_in.on(D::mlp)) > 1);
+            derive_dense_mlp(c, model, residual, d(model.moe->n_shared_experts * model.moe->d_ff_expert), "shared_");
+            c.reduce_partial_output = true;
         }
         derive_routed_experts(c, model, residual);
     } else {

@@ -67,6 +67,11 @@ struct ElementwiseOp {
 struct LayerWork {
     std::vector<DerivedMatmul> matmuls;         // forward matmuls; backward does each twice
     std::vector<ElementwiseOp> elementwise;     // norms, residual adds, GEMM epilogues, token permutes
+    [[nodiscard]] double elementwise_elements() const {
+        double total = 0;
+        for (const ElementwiseOp& op : elementwise) total += op.elements;
+        return total;
+    }
     std::vector<DerivedCollective> collectives;
     AttentionCore attention;
     double local_tokens = 0;                     // tokens of the micro-batch on this device
