@@ -323,3 +323,17 @@ TEST_CASE("MLA: train derives DeepSeek-V3's low-rank projections, with the weigh
                                                 static_cast<double>(moe.d_ff_expert) * experts_touched);
     CHECK(r.prefill.per_layer.matmul_flops == doctest::Approx(2.0 * seq * attention_params + mlp_flops));
 }
+
+TEST_CASE("the output layer: logits over the vocabulary split with the MLP's hidden width, never by weight sharding") {
+    // Megatron's vocabulary-parallel output layer: tensor 4 -> each chip computes 32000 / 4 columns.
+    const double tokens = 2 * 512;
+    const OutputWork tp = derive_output_work(small_model(), resolve_strategy("megatron-tp", test::source_dir()),
+                                             {{"data", 2}, {"tensor", 4}}, tokens);
+    CHECK(tp.vocab_local == doctest::Approx(8000));
+    CHECK(tp.logits.flops() == doctest::Approx(2.0 * tokens * 1024 * 8000));
+    CHECK(tp.logits.weight_elements == doctest::Approx(1024.0 * 8000));
+    CHECK(tp.logits_bytes() == doctest::Approx(tokens * 8000 * 4.0));  // fp32 logits
+    // FSDP shards the stored weights but gathers them to compute: the whole vocabulary per chip.
+    const OutputWork fsdp = derive_output_work(small_model(), resolve_strategy("fsdp", test::source_dir()), {{"fsdp", 8}}, tokens);
+    CHECK(fsdp.vocab_local == doctest::Approx(32000));
+}

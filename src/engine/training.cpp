@@ -146,14 +146,13 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     out.weights_level = dense.comm_fwd.weights_level;
     out.step_level = (model.moe ? moe : dense).per_step.level;
 
-    // The output layer (vocabulary split over tensor) runs on the last stage.
-    const double tokens_per_replica = plan.micro_batch_seqs * s_.seq_len / cp;
-    const double vocab_local = d(model.vocab_size) / tp;
-    const double logits_flops = 2.0 * tokens_per_replica * d(model.d_model) * vocab_local;
-    const double logits_fwd = logits_flops / (peak(plan.compute) * matmul_efficiency(s_.chip.efficiency, plan.compute, tokens_per_replica, d(model.d_model), vocab_local)) +
-                              3.0 * tokens_per_replica * vocab_local * 4.0 / hbm_Bps();  // fp32 logits: softmax and its gradient
-    l.logits_s = 3.0 * logits_fwd;
-
+    // The output layer and loss run on the last stage: the logits GEMM forward and its two backward
+    // GEMMs, and the fp32 softmax cross-entropy forward and backward.
+    const OutputWork& output = work.output;
+    const DerivedMatmul& logits = output.logits;
+    const RooflineTime logits_gemm = gemm_time(s_.chip, {logits.rows, logits.contract, logits.cols, logits.instances, logits.weight_elements},
+                                               {Dtype::bf16, Dtype::bf16, plan.compute});
+    l.logits_s = 3.0 * logits_gemm.lower_bound_s() + output.loss_bytes() / hbm_Bps();
     // Pipeline: a micro-batch's activations cross each stage boundary forward and back.
     if (pp > 1) {
         DerivedCollective send{"pipeline send", CollectiveKind::permute, {plan.pipeline_axis},
@@ -170,6 +169,7 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     l.local_params = l.layers_per_stage * l.layer_weight_elements + embedding_weights;
     for (const auto& a : s_.strategy.optimizer_shard_axes)
         if (a != axis_name(PlanAxis::fsdp)) l.optimizer_shard_size *= axis(a);
+    const double tokens_per_replica = plan.micro_batch_seqs * s_.seq_len / cp;
     // Activations: D-wide tensors follow the residual stream's sharding, the rest is split over tensor too.
     for (const Recompute mode : {Recompute::none, Recompute::selective, Recompute::full}) {
         const SavedTensors saved = saved_tensors(mode, AttentionKernel::fused);
@@ -181,7 +181,7 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
             (d_wide_elements * dense_work.local_tokens + other_elements * tokens_per_replica / tp) * 2.0;
         l.hardware_flops_per_token[static_cast<std::size_t>(mode)] = training_flops_with_recompute(model, s_.seq_len, true, mode);
     }
-    l.logits_buffer_bytes = tokens_per_replica * vocab_local * 4.0;  // fp32 logits
+    l.logits_buffer_bytes = output.logits_bytes();
     // Gathered weights: two layers in flight (one in use, the next prefetched), or every layer of
     // the stage when they are kept from the forward pass to the backward.
     if (l.fsdp_size > 1) {
@@ -237,6 +237,7 @@ LayoutWork derive_layout_work(const TrainingScenario& s) {
     LayoutWork work;
     work.dense = derive_layer_work(s.model, s.strategy, s.plan.axes, workload, false);
     work.moe = s.model.moe ? derive_layer_work(s.model, s.strategy, s.plan.axes, workload, true) : work.dense;
+    work.output = derive_output_work(s.model, s.strategy, s.plan.axes, workload.micro_batch_seqs * workload.seq_len / s.plan.size(PlanAxis::context));
     return work;
 }
 

@@ -90,6 +90,7 @@ void check_training_plan(const ModelSpec& model, const TrainingPlan& plan);
 // (independent of the placement), then what that costs on the scenario's mesh.
 struct LayoutWork {
     LayerWork dense, moe;  // moe: the model's expert layers (a copy of dense for dense models)
+    OutputWork output;     // on the last stage
 };
 [[nodiscard]] LayoutWork derive_layout_work(const TrainingScenario& scenario);
 

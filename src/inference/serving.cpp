@@ -26,7 +26,7 @@ constexpr Dtype kActivations = Dtype::bf16;
 class ChipModel {
 public:
     explicit ChipModel(const ServingScenario& s)
-        : s_(s), axes_(s.plan.axis_sizes()), tp_(d(s.plan.tp)) {}
+        : s_(s), axes_(s.plan.axis_sizes()) {}
 
     [[nodiscard]] LayerCost layer(bool decode, double seqs, double len) const;
     [[nodiscard]] PhaseCost phase(bool decode, double seqs, double len) const;
@@ -38,7 +38,6 @@ private:
 
     const ServingScenario& s_;
     AxisSizes axes_;
-    double tp_;
 };
 
 void ChipModel::matmul(LayerCost& c, const Gemm& gemm) const {
@@ -114,9 +113,10 @@ PhaseCost ChipModel::phase(bool decode, double seqs, double len) const {
     p.per_layer = layer(decode, seqs, len);
     const LayerCost& c = p.per_layer;
 
-    // Logits: every decode token, only the last token of each prompt; the vocabulary split over tensor.
+    // Logits: every decode token, only the last token of each prompt.
     LayerCost logits;
-    matmul(logits, {seqs, d(m.d_model), d(m.vocab_size) / tp_, 1, d(m.d_model) * d(m.vocab_size) / tp_});
+    const DerivedMatmul out = derive_output_work(m, s_.strategy, axes_, seqs).logits;
+    matmul(logits, {out.rows, out.contract, out.cols, out.instances, out.weight_elements});
     p.output_layer_s = logits.matmul_s;
     std::string pipeline_level;
     if (s_.plan.pp > 1) {
@@ -235,7 +235,7 @@ ServingReport simulate_serving(const ServingScenario& s) {
                                 : d(m.d_ff);
     const double act = bytes_per_element(kActivations);
     const double prompt_working_set = act * s.input_len * (4.0 * d(m.d_model) + 3.0 * widest / tp);
-    const double logits_per_seq = 4.0 * d(m.vocab_size) / tp;  // fp32
+    const double logits_per_seq = derive_output_work(m, s.strategy, s.plan.axis_sizes(), 1.0).logits_bytes();
     r.memory.activations_bytes = prompt_working_set + batch * logits_per_seq;
     r.hbm_bytes = s.chip.hbm_bytes;
     r.fits = r.memory.total_bytes() <= r.hbm_bytes;

@@ -213,6 +213,13 @@ double expected_experts_touched(double n_experts, double top_k, double tokens) {
     return n_experts * (1.0 - std::pow(1.0 - top_k / n_experts, tokens));
 }
 
+OutputWork derive_output_work(const ModelSpec& model, const Strategy& strategy, const AxisSizes& sizes, double tokens) {
+    OutputWork out;
+    out.vocab_local = d(model.vocab_size) / d(axes_size(strategy.mlp_hidden.on(LogicalDim::mlp), sizes));
+    out.logits = {"logits", tokens, d(model.d_model), out.vocab_local, 1, d(model.d_model) * out.vocab_local};
+    return out;
+}
+
 std::int64_t axes_size(const AxisList& axes, const AxisSizes& sizes) {
     std::int64_t total = 1;
     for (const auto& axis : axes) {

@@ -103,6 +103,23 @@ struct MicroBatch {
 [[nodiscard]] LayerWork derive_layer_work(const ModelSpec& model, const Strategy& strategy, const AxisSizes& sizes,
                                           const MicroBatch& workload, bool moe_layer);
 
+// The output layer and loss, on the last pipeline stage: logits of the micro-batch's tokens over
+// the local part of the vocabulary (split as the MLP's hidden activations are: Megatron's
+// vocabulary-parallel output layer) and the fp32 softmax cross-entropy over them.
+struct OutputWork {
+    DerivedMatmul logits;
+    double vocab_local = 0;
+    // The softmax cross-entropy and its gradient pass over the fp32 logits nine times (upcast,
+    // max, exponent sum and loss forward; the same and the gradient's write backward), unfused.
+    [[nodiscard]] double loss_bytes() const { return 9.0 * logits_bytes(); }
+    [[nodiscard]] double logits_bytes() const { return logits.rows * vocab_local * kLossBytes; }
+    static constexpr double kLossBytes = 4;  // fp32
+};
+
+// `tokens`: rows of the logits on this device (a training micro-batch's tokens; the last token of
+// each prompt or each decoded token when serving).
+[[nodiscard]] OutputWork derive_output_work(const ModelSpec& model, const Strategy& strategy, const AxisSizes& sizes, double tokens);
+
 // Expected number of distinct experts that `tokens` tokens, each routed to top_k of n_experts
 // uniformly, touch: n (1 - (1 - k/n)^tokens). Decode at small batch reads far fewer than all.
 [[nodiscard]] double expected_experts_touched(double n_experts, double top_k, double tokens);
