@@ -65,7 +65,7 @@ void run(const Case& c, const std::filesystem::path& data_dir) {
         setup.chips = c.chips;
         setup.seq_len = spec.seq_len;
         setup.global_batch_seqs = spec.global_batch_seqs;
-        setup.plan = to_plan_spec(plan, spec);
+        setup.plan = plan;
         checksum += simulate_training(build_training_scenario(setup, data_dir, "plan")).step_time_s;
     }
     const double base_cpu_s = cpu_seconds() - base_cpu0;

@@ -112,7 +112,7 @@ BruteForce brute_force(const TrainSearchSpec& spec, const Hardware& hardware) {
                                             setup.chips = chips;
                                             setup.seq_len = spec.seq_len;
                                             setup.global_batch_seqs = spec.global_batch_seqs;
-                                            PlanSpec& p = setup.plan;
+                                            Plan& p = setup.plan;
                                             p.dp = dp, p.tp = tp, p.pp = pp, p.cp = cp, p.fsdp = fsdp, p.vpp = vpp;
                                             p.sequence_parallel = sp, p.zero = zero, p.recompute = rc, p.schedule = schedule;
                                             p.micro_batch_seqs = static_cast<double>(mb);
@@ -170,7 +170,7 @@ TEST_CASE("every top plan simulates through the train path to the step time and 
         setup.chips = 16;
         setup.seq_len = spec.seq_len;
         setup.global_batch_seqs = spec.global_batch_seqs;
-        setup.plan = to_plan_spec(plan, spec);
+        setup.plan = plan;  // the searched plan is the plan train takes
         const TrainingReport r = simulate_training(build_training_scenario(setup, test::source_dir(), "plan"));
         CHECK(test::relative_error(r.step_time_s, plan.step_time_s) < 1e-12);
         CHECK(test::relative_error(r.memory.total_bytes(), plan.memory_bytes) < 1e-12);
@@ -183,8 +183,7 @@ TEST_CASE("the top K lists a plan once: other axis orders costing the same withi
     const auto plan = [](std::int64_t tp, std::uint8_t inner, double step_s, std::uint64_t ordinal) {
         SearchedPlan p;
         p.tp = tp;
-        p.placed_axes = 2;
-        p.placement = {inner, static_cast<std::uint8_t>(1 - inner), 0, 0, 0, 0};
+        p.placement = inner == 0 ? std::vector<std::string>{"data", "fsdp"} : std::vector<std::string>{"fsdp", "data"};
         p.step_time_s = step_s;
         p.memory_bytes = 1e9;
         p.ordinal = ordinal;

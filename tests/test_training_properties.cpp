@@ -68,7 +68,7 @@ TEST_CASE("property: the training model obeys its rooflines and monotonicities")
         setup.hardware = resolve_hardware(system, test::source_dir());
         setup.chips = unit * g.pick({1, 2, 4, 8});
         setup.seq_len = static_cast<double>(g.pick({512, 2048, 8192}));
-        PlanSpec& p = setup.plan;
+        Plan& p = setup.plan;
         p.tp = std::min<std::int64_t>(g.pick({1, 2, 4, 8}), setup.model.n_kv_heads);
         if (setup.chips % p.tp != 0) p.tp = 1;
         p.pp = g.pick({1, 2});

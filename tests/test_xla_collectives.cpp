@@ -119,7 +119,7 @@ LayerWork derive_case(const std::string& name, const json& c, bool reshard_after
     static const json layer = test::read_json(test::data_file("reference/xla-collectives.json")).at("layer");
     const json& mesh = c.at("mesh");
     const auto size = [&](const char* axis) { return mesh.at(axis).get<std::int64_t>(); };
-    PlanSpec p;
+    Plan p;
     p.fsdp = size("fsdp");
     p.dp = size("data") * p.fsdp;
     p.tp = size("tensor");

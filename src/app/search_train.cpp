@@ -23,7 +23,7 @@ report::PlanWithReport simulate(const SearchedPlan& plan, const SearchTrainReque
     setup.chips = spec.cluster.chips();
     setup.seq_len = spec.seq_len;
     setup.global_batch_seqs = spec.global_batch_seqs;
-    setup.plan = to_plan_spec(plan, spec);
+    setup.plan = plan;
     report::PlanWithReport out{plan, build_training_scenario(setup, request.data_dir, "plan"), {}};
     out.report = simulate_training(out.scenario);
     return out;

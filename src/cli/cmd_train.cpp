@@ -16,7 +16,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         std::string model = "llama3-70b", hardware = "tpu-v5p";
         std::int64_t chips = 0, nodes = 0;
         double seq_len = 8192, global_batch_tokens = 0, global_batch_seqs = 0, train_tokens = 0;
-        PlanSpec plan;
+        Plan plan;
         std::string recompute = "none", schedule = "1f1b", precision = "bf16";
         int zero = 1;
         std::string reshard;
@@ -86,7 +86,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         }
         if (given("--nodes")) setup.domains = f->nodes;
         if (given("--seq-len")) setup.seq_len = f->seq_len;
-        PlanSpec& p = setup.plan;
+        Plan& p = setup.plan;
         if (given("--dp")) p.dp = f->plan.dp;
         if (given("--tp")) p.tp = f->plan.tp;
         if (given("--pp")) p.pp = f->plan.pp;

@@ -28,7 +28,7 @@ struct ServeSearchSpace : ServedModel {
 
 struct ServeCandidate {
     std::int64_t chips = 0;
-    ServingPlan plan;
+    Plan plan;
     double batch_seqs = 0;  // whole deployment
     double ttft_s = 0, tpot_s = 0;
     double output_tokens_per_s = 0, output_tokens_per_s_per_chip = 0, tokens_per_s_per_user = 0;

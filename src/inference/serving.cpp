@@ -44,7 +44,7 @@ void ChipModel::matmul(LayerCost& c, const Gemm& gemm) const {
     if (gemm.rows <= 0 || gemm.instances <= 0) return;
     // The chip's GEMM efficiency, tiles included: a decode GEMM of a few rows still runs whole tiles, so
     // its compute side approaches the weight streaming well below the ideal roofline's critical batch.
-    const RooflineTime t = gemm_time(s_.chip, gemm, {kActivations, s_.plan.weights, s_.plan.compute()});
+    const RooflineTime t = gemm_time(s_.chip, gemm, {kActivations, s_.plan.weights, s_.plan.arithmetic()});
     const double weights = gemm.weight_elements * bytes_per_element(s_.plan.weights);
     c.matmul_flops += t.flops;
     c.weight_bytes += weights;
@@ -161,9 +161,11 @@ double routed_expert_params(const ModelSpec& m) {
 
 }  // namespace
 
-void check_serving_plan(const ModelSpec& m, const ChipSpec& chip, const ServingPlan& plan, double batch_seqs) {
+void check_serving_plan(const ModelSpec& m, const ChipSpec& chip, const Plan& plan, double batch_seqs) {
     if (plan.tp < 1 || plan.pp < 1 || plan.ep < 1 || plan.dp < 1)
         throw InputError(kRequest, "tp", "parallel degrees must be at least 1");
+    if (plan.cp != 1) throw InputError(kRequest, "cp", "context parallelism is a training plan's axis; a deployment has none");
+    if (plan.fsdp != 1) throw InputError(kRequest, "fsdp", "a deployment holds its weights whole per replica; fsdp is a training plan's axis");
     if (m.n_heads % plan.tp != 0)
         throw InputError(kRequest, "tp", "tensor parallelism " + text(plan.tp) + " does not divide the " + text(m.n_heads) +
                                          " query heads of " + m.name);
@@ -182,13 +184,13 @@ void check_serving_plan(const ModelSpec& m, const ChipSpec& chip, const ServingP
     if (batch_seqs < d(plan.dp) || std::fmod(batch_seqs, d(plan.dp)) != 0.0)
         throw InputError(kRequest, "batch", "a batch of " + text(static_cast<std::int64_t>(batch_seqs)) +
                                             " sequences does not split over " + text(plan.dp) + " replicas");
-    if (!chip.supports(plan.compute()))
+    if (!chip.supports(plan.arithmetic()))
         throw InputError(kRequest, "weights_dtype", chip.name + " has no " + std::string(dtype_name(plan.weights)) + " arithmetic");
     if (plan.kv_cache == Dtype::fp8 && !chip.supports(Dtype::fp8))
         throw InputError(kRequest, "kv_dtype", chip.name + " has no fp8 arithmetic for an fp8 KV cache");
 }
 
-Mesh place_serving_plan(const Cluster& cluster, const ServingPlan& plan) {
+Mesh place_serving_plan(const Cluster& cluster, const Plan& plan) {
     std::vector<MeshAxis> axes;
     for (const auto& [name, size] : plan.axis_sizes()) axes.push_back({name, size});
     return place_mesh(cluster, axes, {});

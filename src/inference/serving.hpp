@@ -13,24 +13,15 @@
 #include "hardware/system.hpp"
 #include "mesh/mesh.hpp"
 #include "model/model_spec.hpp"
-#include "scenario/degrees.hpp"
+#include "scenario/plan.hpp"
 #include "sharding/strategy.hpp"
 #include "topology/cluster.hpp"
 
 namespace ridgeline {
 
-// A deployment: dp replicas of tp x pp chips each; ep groups of replicas share the routed
-// experts (each chip holds 1/ep of them), as expert parallelism carved from data parallelism.
-// dp counts the replicas; ep carves expert groups out of them, as in training (no fsdp, no cp).
-struct ServingPlan : Degrees {
-    Dtype weights = Dtype::bf16;   // int8/int4: weight-only quantisation, bf16 arithmetic; fp8: fp8 GEMMs
-    Dtype kv_cache = Dtype::bf16;
-    [[nodiscard]] std::int64_t replica_chips() const { return tp * pp; }
-    [[nodiscard]] std::int64_t chips() const { return dp * tp * pp; }
-    [[nodiscard]] Dtype compute() const { return weights == Dtype::fp8 ? Dtype::fp8 : Dtype::bf16; }
-};
-
-// Deployments split heads and MLP widths over tensor and experts over expert: Megatron's layout,
+// A deployment (a Plan): dp replicas of tp x pp chips each; ep groups of replicas share the
+// routed experts (each chip holds 1/ep of them), as expert parallelism carved from data
+// parallelism, as in training (no fsdp, no cp). Deployments split heads and MLP widths over tensor and experts over expert: Megatron's layout,
 // which vLLM and TensorRT-LLM run.
 inline constexpr const char* kServingStrategy = "megatron-3d";
 
@@ -46,7 +37,7 @@ struct ServingScenario {
     ChipSpec chip;  // with its efficiencies
     Cluster cluster;
     Mesh mesh;      // axes data, expert, tensor, pipeline placed on the cluster
-    ServingPlan plan;
+    Plan plan;
     Strategy strategy;      // how the plan's axes split the layer (kServingStrategy)
     double batch_seqs = 1;  // sequences decoded together over the whole deployment
     double input_len = 0;   // prompt tokens per request
@@ -137,10 +128,10 @@ struct ServingReport {
 
 // InputError naming the flag (--tp, --pp, --ep, --dp, --batch, --weights-dtype, --kv-dtype)
 // when the plan does not divide the model, or the chip lacks a dtype's arithmetic.
-void check_serving_plan(const ModelSpec& model, const ChipSpec& chip, const ServingPlan& plan, double batch_seqs);
+void check_serving_plan(const ModelSpec& model, const ChipSpec& chip, const Plan& plan, double batch_seqs);
 
 // The deployment's axes (data, expert, tensor, pipeline) laid on its cluster.
-[[nodiscard]] Mesh place_serving_plan(const Cluster& cluster, const ServingPlan& plan);
+[[nodiscard]] Mesh place_serving_plan(const Cluster& cluster, const Plan& plan);
 
 [[nodiscard]] ServingReport simulate_serving(const ServingScenario& scenario);
 

@@ -8,7 +8,7 @@ namespace ridgeline::report {
 
 namespace {
 
-std::string plan_text(const ServingPlan& p) {
+std::string plan_text(const Plan& p) {
     return "tp=" + std::to_string(p.tp) + " pp=" + std::to_string(p.pp) + " ep=" + std::to_string(p.ep) +
            " dp=" + std::to_string(p.dp) + ", weights " + std::string(dtype_name(p.weights)) + ", KV cache " +
            std::string(dtype_name(p.kv_cache));

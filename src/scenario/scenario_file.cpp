@@ -43,7 +43,7 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
     file.train_tokens = root.optional_sourced_positive_number("train_tokens").value_or(0.0);
 
     auto plan = root.object("plan");
-    PlanSpec& p = s.plan;
+    Plan& p = s.plan;
     p.dp = plan.optional_positive_int("dp").value_or(0);
     p.tp = plan.optional_positive_int("tp").value_or(1);
     p.pp = plan.optional_positive_int("pp").value_or(1);

@@ -12,7 +12,7 @@ namespace ridgeline {
 
 struct ServingSetup : ServedModel {
     std::int64_t chips = 0;
-    ServingPlan plan;  // dp = 0: what the chips leave
+    Plan plan;  // dp = 0: what the chips leave
     double batch_seqs = 1;
     double input_len = 0;
     double output_len = 0;

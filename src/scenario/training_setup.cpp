@@ -29,7 +29,7 @@ std::string text(std::int64_t value) { return std::to_string(value); }
 
 }  // namespace
 
-std::string default_strategy_name(const PlanSpec& p) {
+std::string default_strategy_name(const Plan& p) {
     if (p.fsdp > 1 && p.tp == 1 && p.pp == 1 && p.cp == 1 && p.ep == 1) return "fsdp";
     if (p.fsdp > 1 && p.pp == 1 && p.cp == 1 && p.ep == 1) return "fsdp-tp";
     const std::string base = p.sequence_parallel ? "megatron-3d-sp" : "megatron-3d";
@@ -58,7 +58,7 @@ Mesh place_plan(const Cluster& cluster, const TrainingPlan& plan, const std::vec
     return place_mesh(cluster, axes, order);
 }
 
-TrainingPlan make_training_plan(const PlanSpec& p, std::int64_t chips, double global_batch_seqs, const ModelSpec& model,
+TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global_batch_seqs, const ModelSpec& model,
                                 const ChipSpec& chip, const std::string& origin) {
     const std::int64_t model_parallel = p.tp * p.pp * p.cp;
     std::int64_t dp = p.dp;
@@ -116,7 +116,7 @@ TrainingPlan make_training_plan(const PlanSpec& p, std::int64_t chips, double gl
 
 TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::filesystem::path& data_dir,
                                          const std::string& origin) {
-    const PlanSpec& p = setup.plan;
+    const Plan& p = setup.plan;
     TrainingScenario scenario;
     scenario.model = setup.model;
     scenario.chip = setup.hardware.chip;

@@ -9,27 +9,9 @@
 
 #include "engine/training.hpp"
 #include "hardware/system.hpp"
-#include "scenario/degrees.hpp"
+#include "scenario/plan.hpp"
 
 namespace ridgeline {
-
-struct PlanSpec : Degrees {
-    std::int64_t etp = 0;  // tensor parallelism inside experts: 0 means as tp, 1 means experts whole
-    std::int64_t vpp = 1;
-    std::vector<std::int64_t> stage_layers;  // an uneven pipeline split (empty: even)
-    bool sequence_parallel = false;
-    std::optional<int> zero;  // ZeRO stage; unset: 3 with fsdp, else 1
-    std::optional<bool> reshard_after_forward;  // fsdp only; unset: reshard (ZeRO-3)
-    Recompute recompute = Recompute::none;
-    double micro_batch_seqs = 0;  // 0: one per replica with pipelining, else the whole replica batch
-    PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
-    std::string strategy;  // empty: chosen from the degrees
-    Dtype precision = Dtype::bf16;
-    bool overlap = true;
-    bool tp_overlap = false;
-    bool offload_optimizer = false;
-    std::vector<std::string> placement;  // mesh axes innermost first (empty: hungriest innermost)
-};
 
 struct TrainingSetup {
     ModelSpec model;
@@ -39,12 +21,12 @@ struct TrainingSetup {
     std::int64_t domains = 0;  // TPU slices or GPU nodes; 0: derived
     double seq_len = 0;
     double global_batch_seqs = 0;
-    PlanSpec plan;
+    Plan plan;
 };
 
 // The plan's axes, batch split and knobs, checked against the chips, batch, model and chip.
-// `origin` names the flag set or file in errors (field names follow PlanSpec).
-[[nodiscard]] TrainingPlan make_training_plan(const PlanSpec& spec, std::int64_t chips, double global_batch_seqs,
+// `origin` names the flag set or file in errors (field names follow Plan).
+[[nodiscard]] TrainingPlan make_training_plan(const Plan& spec, std::int64_t chips, double global_batch_seqs,
                                               const ModelSpec& model, const ChipSpec& chip, const std::string& origin);
 
 // Layers over pipeline stages as evenly as they go (the first stages take one more); the largest
@@ -52,7 +34,7 @@ struct TrainingSetup {
 [[nodiscard]] std::vector<std::int64_t> balanced_stage_layers(std::int64_t layers, std::int64_t stages);
 
 // The strategy a plan gets when it names none.
-[[nodiscard]] std::string default_strategy_name(const PlanSpec& spec);
+[[nodiscard]] std::string default_strategy_name(const Plan& spec);
 
 // ZeRO below 1 or 2 keeps optimizer state or gradients whole on every data-parallel rank.
 void apply_zero_stage(Strategy& strategy, int zero_stage);
@@ -60,7 +42,7 @@ void apply_zero_stage(Strategy& strategy, int zero_stage);
 // The plan's axes laid on the cluster (in `placement` order when given).
 [[nodiscard]] Mesh place_plan(const Cluster& cluster, const TrainingPlan& plan, const std::vector<std::string>& placement);
 
-// `origin` names the flag set or file in errors (field names follow PlanSpec).
+// `origin` names the flag set or file in errors (field names follow Plan).
 [[nodiscard]] TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::filesystem::path& data_dir,
                                                        const std::string& origin);
 

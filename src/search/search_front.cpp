@@ -12,7 +12,7 @@ constexpr double kSameCost = 1e-3;  // relative step time under which two axis o
 bool same_but_order(const SearchedPlan& a, const SearchedPlan& b) {
     return a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.cp == b.cp && a.ep == b.ep && a.fsdp == b.fsdp &&
            a.etp == b.etp && a.vpp == b.vpp && a.sequence_parallel == b.sequence_parallel &&
-           a.uneven_pipeline == b.uneven_pipeline && a.zero == b.zero && a.micro_batch_seqs == b.micro_batch_seqs &&
+           a.stage_layers == b.stage_layers && a.zero == b.zero && a.micro_batch_seqs == b.micro_batch_seqs &&
            a.schedule == b.schedule && a.recompute == b.recompute && a.offload_optimizer == b.offload_optimizer &&
            a.overlap == b.overlap && a.tp_overlap == b.tp_overlap && a.memory_bytes == b.memory_bytes &&
            std::abs(a.step_time_s - b.step_time_s) <= kSameCost * std::min(a.step_time_s, b.step_time_s);

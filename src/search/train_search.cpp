@@ -286,8 +286,8 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
     const double hbm = spec_.chip.hbm_bytes;
     SearchedPlan plan;
     static_cast<Degrees&>(plan) = g;
-    plan.uneven_pipeline = o.uneven_pipeline;
-    plan.placed_axes = o.placed_axes;
+    if (o.uneven_pipeline) plan.stage_layers = balanced_stage_layers(spec_.model.n_layers, g.pp);
+    plan.precision = spec_.precision;
     const double per_replica = spec_.global_batch_seqs / d(g.dp);
 
     // Each order of the axes on the topology, laid once for every knob of the layout (or not at
@@ -312,6 +312,7 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
         for (const std::int64_t etp : o.etp) {
             plan.sequence_parallel = sp;
             plan.etp = etp;
+            plan.strategy = spec_.fixed.strategy ? *spec_.fixed.strategy : default_strategy_name(plan);
             for (const bool sharded : {false, true}) {
                 std::vector<int> zeros;
                 for (const int z : o.zeros)
@@ -325,12 +326,11 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
                     plan.microbatches = per_replica / d(mb);
                     plan.zero = zeros.front();
                     plan.vpp = 1;
-                    const PlanSpec plan_spec = to_plan_spec(plan, spec_);
                     LayoutWork work;
                     try {
-                        scenario.plan = make_training_plan(plan_spec, spec_.cluster.chips(), spec_.global_batch_seqs, spec_.model,
+                        scenario.plan = make_training_plan(plan, spec_.cluster.chips(), spec_.global_batch_seqs, spec_.model,
                                                            spec_.chip, "plan");
-                        scenario.strategy = spec_.strategies.at(plan_spec.strategy);
+                        scenario.strategy = spec_.strategies.at(plan.strategy);
                         apply_zero_stage(scenario.strategy, scenario.plan.zero_stage);
                         work = derive_layout_work(scenario);
                     } catch (const InputError& e) {
@@ -344,7 +344,8 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
                             reject_bulk(Rejection::placement, knob_plans);
                             continue;
                         }
-                        std::copy(o.placements[pi].begin(), o.placements[pi].end(), plan.placement.begin());
+                        plan.placement.clear();
+                        for (std::uint8_t i = 0; i < o.placed_axes; ++i) plan.placement.emplace_back(kAxisNames[o.placements[pi][i]]);
                         LayoutCosts l;
                         std::swap(scenario.mesh, *meshes[pi]);  // no copy: swapped back below
                         try {
@@ -489,31 +490,10 @@ TrainSearchResult Search::run() {
 
 }  // namespace
 
-const char* search_axis_name(std::size_t index) { return kAxisNames.at(index); }
 
 std::vector<std::string> strategies_needed(const SearchConstraints& fixed) {
     if (fixed.strategy) return {*fixed.strategy};
     return {"fsdp", "fsdp-tp", "megatron-3d", "megatron-3d-sp", "megatron-3d-etp1", "megatron-3d-sp-etp1"};
-}
-
-PlanSpec to_plan_spec(const SearchedPlan& plan, const TrainSearchSpec& spec) {
-    PlanSpec p;
-    static_cast<Degrees&>(p) = plan;
-    p.etp = plan.etp;
-    p.vpp = plan.vpp;
-    if (plan.uneven_pipeline) p.stage_layers = balanced_stage_layers(spec.model.n_layers, plan.pp);
-    p.sequence_parallel = plan.sequence_parallel;
-    p.zero = plan.zero;
-    p.recompute = plan.recompute;
-    p.micro_batch_seqs = plan.micro_batch_seqs;
-    p.schedule = plan.schedule;
-    p.precision = spec.precision;
-    p.overlap = plan.overlap;
-    p.tp_overlap = plan.tp_overlap;
-    p.offload_optimizer = plan.offload_optimizer;
-    for (std::uint8_t i = 0; i < plan.placed_axes; ++i) p.placement.emplace_back(kAxisNames[plan.placement[i]]);
-    p.strategy = spec.fixed.strategy ? *spec.fixed.strategy : default_strategy_name(p);
-    return p;
 }
 
 TrainSearchResult search_training(const TrainSearchSpec& spec) { return Search(spec).run(); }

@@ -57,17 +57,10 @@ struct TrainSearchSpec : TrainingJob {
 // The strategy names a search may ask the library for.
 [[nodiscard]] std::vector<std::string> strategies_needed(const SearchConstraints& fixed);
 
-// One plan, as compact as the hot loop wants it.
-struct SearchedPlan : Degrees {
-    std::int64_t etp = 0, vpp = 1;
-    bool sequence_parallel = false, uneven_pipeline = false;
-    int zero = 0;
-    double micro_batch_seqs = 1, microbatches = 1;
-    PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
-    Recompute recompute = Recompute::none;
-    bool offload_optimizer = false, overlap = true, tp_overlap = false;
-    std::array<std::uint8_t, 6> placement{};  // axis indices (see search_axis_name), innermost first
-    std::uint8_t placed_axes = 0;
+// A plan of the space and what it costs. The plan is the one `train` takes (same numbers when
+// simulated).
+struct SearchedPlan : Plan {
+    double microbatches = 1;
     double step_time_s = 0;
     double memory_bytes = 0;
     std::uint64_t ordinal = 0;                 // position in the enumeration: ties go to the earlier plan
@@ -76,11 +69,6 @@ struct SearchedPlan : Degrees {
     [[nodiscard]] double x() const { return memory_bytes; }  // the front: memory against step time
     [[nodiscard]] double y() const { return step_time_s; }
 };
-
-[[nodiscard]] const char* search_axis_name(std::size_t index);
-
-// The plan as `train` takes it (same numbers when simulated).
-[[nodiscard]] PlanSpec to_plan_spec(const SearchedPlan& plan, const TrainSearchSpec& spec);
 
 struct TrainSearchResult {
     std::uint64_t plans_evaluated = 0;  // every plan of the space, each rejected or costed

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "scenario/degrees.hpp"
+#include "scenario/plan.hpp"
 
 namespace ridgeline {
 

@@ -60,7 +60,7 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
         setup.domains = r.count / *r.nvlink_domain;
     setup.seq_len = static_cast<double>(r.seq_len);
     setup.global_batch_seqs = static_cast<double>(*r.global_batch_seqs);
-    PlanSpec& p = setup.plan;
+    Plan& p = setup.plan;
     static_cast<Degrees&>(p) = r;
     p.etp = r.etp.value_or(0);
     p.vpp = r.vpp.value_or(1);

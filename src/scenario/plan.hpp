@@ -1,0 +1,59 @@
+#pragma once
+// One parallel plan, as train, validate, serve and both searches take it: the degrees of the
+// mesh axes and the knobs. Serving reads the degrees and the dtypes; training all but
+// `weights` and `kv_cache`.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "engine/step_model.hpp"
+#include "mesh/plan_axes.hpp"
+
+namespace ridgeline {
+
+// dp counts the fsdp and expert ranks (0: what the chips leave).
+struct Degrees {
+    std::int64_t dp = 0;
+    std::int64_t tp = 1, pp = 1, cp = 1, ep = 1, fsdp = 1;
+    [[nodiscard]] std::int64_t data() const { return dp / fsdp / ep; }  // replicas beyond fsdp and expert
+    // Sizes of the plan's mesh axes, in PlanAxis order.
+    [[nodiscard]] std::array<std::int64_t, kPlanAxes> sizes() const { return {data(), fsdp, ep, tp, cp, pp}; }
+    // The same by axis name, as strategies name the axes.
+    [[nodiscard]] std::map<std::string, std::int64_t> axis_sizes() const {
+        std::map<std::string, std::int64_t> named;
+        const auto s = sizes();
+        for (std::size_t i = 0; i < kPlanAxes; ++i) named[kPlanAxisNames[i]] = s[i];
+        return named;
+    }
+    // Chips of one model replica, and of the whole plan, where the plan serves whole replicas.
+    [[nodiscard]] std::int64_t replica_chips() const { return tp * pp * cp; }
+    [[nodiscard]] std::int64_t chips() const { return dp * replica_chips(); }
+};
+
+struct Plan : Degrees {
+    std::int64_t etp = 0;  // tensor parallelism inside experts: 0 means as tp, 1 means experts whole
+    std::int64_t vpp = 1;
+    std::vector<std::int64_t> stage_layers;  // an uneven pipeline split (empty: even)
+    bool sequence_parallel = false;
+    std::optional<int> zero;  // ZeRO stage; unset: 3 with fsdp, else 1
+    std::optional<bool> reshard_after_forward;  // fsdp only; unset: reshard (ZeRO-3)
+    Recompute recompute = Recompute::none;
+    double micro_batch_seqs = 0;  // 0: one per replica with pipelining, else the whole replica batch
+    PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+    std::string strategy;  // empty: chosen from the degrees
+    Dtype precision = Dtype::bf16;  // GEMM arithmetic (fp8: GEMMs only)
+    Dtype weights = Dtype::bf16;    // weights as stored for serving: int8/int4 weight-only, fp8 (fp8 GEMMs)
+    Dtype kv_cache = Dtype::bf16;
+    bool overlap = true;
+    bool tp_overlap = false;
+    bool offload_optimizer = false;
+    std::vector<std::string> placement;  // mesh axes innermost first (empty: hungriest innermost)
+    // The GEMMs' arithmetic: fp8 weights compute in fp8, weight-only quantisation in `precision`.
+    [[nodiscard]] Dtype arithmetic() const { return weights == Dtype::fp8 ? Dtype::fp8 : precision; }
+};
+
+}  // namespace ridgeline
