@@ -22,7 +22,8 @@ struct Flags {
     unsigned threads = 0;
     bool json = false;
     // Fixed knobs (searched when not given).
-    std::int64_t dp = 0, tp = 0, pp = 0, cp = 0, ep = 0, fsdp = 0, etp = 0, vpp = 0;
+    Degrees degrees;
+    std::int64_t etp = 0, vpp = 0;
     int zero = 0;
     double micro_batch = 0;
     std::string recompute, schedule, precision = "bf16", strategy, placement, sp, offload, overlap, tp_overlap;
@@ -42,12 +43,7 @@ std::optional<T> given_value(const CLI::App* c, const char* flag, T value) {
 
 SearchConstraints constraints(const Flags& f, const CLI::App* c) {
     SearchConstraints k;
-    k.dp = given_value(c, "--dp", f.dp);
-    k.tp = given_value(c, "--tp", f.tp);
-    k.pp = given_value(c, "--pp", f.pp);
-    k.cp = given_value(c, "--cp", f.cp);
-    k.ep = given_value(c, "--ep", f.ep);
-    k.fsdp = given_value(c, "--fsdp", f.fsdp);
+    for (const DegreeField& d : kDegreeFields) k.*d.given = given_value(c, ("--" + std::string(d.key)).c_str(), f.degrees.*d.value);
     k.etp = given_value(c, "--etp", f.etp);
     k.vpp = given_value(c, "--vpp", f.vpp);
     k.zero = given_value(c, "--zero", f.zero);
@@ -82,12 +78,8 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     c->add_option("--train-tokens", f->train_tokens, "tokens for time and cost to train")->check(CLI::Range(1.0, 1e16))->capture_default_str();
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.search-train/1, or ridgeline.search-scaling/1 for a range)");
     // Knobs to fix; the rest are searched.
-    c->add_option("--dp", f->dp, "fix the data-parallel degree (incl. fsdp and expert)")->check(CLI::PositiveNumber);
-    c->add_option("--tp", f->tp, "fix tensor parallelism")->check(CLI::PositiveNumber);
-    c->add_option("--pp", f->pp, "fix pipeline stages")->check(CLI::PositiveNumber);
-    c->add_option("--cp", f->cp, "fix context parallelism")->check(CLI::PositiveNumber);
-    c->add_option("--ep", f->ep, "fix expert parallelism")->check(CLI::PositiveNumber);
-    c->add_option("--fsdp", f->fsdp, "fix the parameter-sharding degree")->check(CLI::PositiveNumber);
+    for (const DegreeField& d : kDegreeFields)
+        c->add_option("--" + std::string(d.key), f->degrees.*d.value, std::string("fix the ") + d.help)->check(CLI::PositiveNumber);
     c->add_option("--etp", f->etp, "fix tensor parallelism inside experts (1 or tp)")->check(CLI::PositiveNumber);
     c->add_option("--vpp", f->vpp, "fix virtual pipeline stages")->check(CLI::PositiveNumber);
     c->add_option("--zero", f->zero, "fix the ZeRO stage")->check(CLI::Range(0, 3));

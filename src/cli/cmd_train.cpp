@@ -34,12 +34,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, 1e8));
     c->add_option("--global-batch-tokens", f->global_batch_tokens, "tokens per optimizer step")->check(CLI::Range(1.0, 1e13));
     c->add_option("--global-batch-seqs", f->global_batch_seqs, "sequences per optimizer step")->check(CLI::Range(1.0, 1e12));
-    c->add_option("--dp", f->plan.dp, "data-parallel degree incl. fsdp (default: what the chips leave)");
-    c->add_option("--tp", f->plan.tp, "tensor-parallel degree")->check(CLI::PositiveNumber);
-    c->add_option("--pp", f->plan.pp, "pipeline stages")->check(CLI::PositiveNumber);
-    c->add_option("--cp", f->plan.cp, "context-parallel degree")->check(CLI::PositiveNumber);
-    c->add_option("--ep", f->plan.ep, "expert-parallel degree (carved from the data-parallel replicas)")->check(CLI::PositiveNumber);
-    c->add_option("--fsdp", f->plan.fsdp, "parameter-sharding degree (ZeRO-3)")->check(CLI::PositiveNumber);
+    for (const DegreeField& d : kDegreeFields) c->add_option("--" + std::string(d.key), f->plan.*d.value, d.help)->check(CLI::PositiveNumber);
     c->add_option("--etp", f->plan.etp, "tensor parallelism inside experts: 1, or tp (default)")->check(CLI::PositiveNumber);
     c->add_option("--vpp", f->plan.vpp, "virtual pipeline stages per rank (interleaved 1F1B)")->check(CLI::PositiveNumber);
     c->add_option("--zero", f->zero, "ZeRO stage 0-3 (default: 3 with --fsdp, else 1)")->check(CLI::Range(0, 3));
@@ -87,12 +82,8 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         if (given("--nodes")) setup.domains = f->nodes;
         if (given("--seq-len")) setup.seq_len = f->seq_len;
         Plan& p = setup.plan;
-        if (given("--dp")) p.dp = f->plan.dp;
-        if (given("--tp")) p.tp = f->plan.tp;
-        if (given("--pp")) p.pp = f->plan.pp;
-        if (given("--cp")) p.cp = f->plan.cp;
-        if (given("--ep")) p.ep = f->plan.ep;
-        if (given("--fsdp")) p.fsdp = f->plan.fsdp;
+        for (const DegreeField& d : kDegreeFields)
+            if (given(("--" + std::string(d.key)).c_str())) p.*d.value = f->plan.*d.value;
         if (given("--etp")) p.etp = f->plan.etp;
         if (given("--vpp")) p.vpp = f->plan.vpp;
         if (given("--zero")) p.zero = f->zero;

@@ -34,6 +34,28 @@ struct Degrees {
     [[nodiscard]] std::int64_t chips() const { return dp * replica_chips(); }
 };
 
+// A plan's degrees as given: unset ones are free (a search) or what the chips leave (dp).
+struct GivenDegrees {
+    std::optional<std::int64_t> dp, tp, pp, cp, ep, fsdp;
+};
+
+// The degrees by the names people write them (flags --tp, file fields "tp"): commands and files
+// read them from this list, so a new parallelism kind is one row here.
+struct DegreeField {
+    const char* key;
+    std::int64_t Degrees::*value;
+    std::optional<std::int64_t> GivenDegrees::*given;
+    const char* help;
+};
+inline constexpr std::array<DegreeField, 6> kDegreeFields = {{
+    {"dp", &Degrees::dp, &GivenDegrees::dp, "data-parallel degree, counting the fsdp and expert ranks (default: what the chips leave)"},
+    {"tp", &Degrees::tp, &GivenDegrees::tp, "tensor-parallel degree"},
+    {"pp", &Degrees::pp, &GivenDegrees::pp, "pipeline stages"},
+    {"cp", &Degrees::cp, &GivenDegrees::cp, "context-parallel degree"},
+    {"ep", &Degrees::ep, &GivenDegrees::ep, "expert-parallel degree (carved from the data-parallel replicas)"},
+    {"fsdp", &Degrees::fsdp, &GivenDegrees::fsdp, "parameter-sharding degree (ZeRO-3)"},
+}};
+
 struct Plan : Degrees {
     std::int64_t etp = 0;  // tensor parallelism inside experts: 0 means as tp, 1 means experts whole
     std::int64_t vpp = 1;

@@ -44,12 +44,8 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
 
     auto plan = root.object("plan");
     Plan& p = s.plan;
-    p.dp = plan.optional_positive_int("dp").value_or(0);
-    p.tp = plan.optional_positive_int("tp").value_or(1);
-    p.pp = plan.optional_positive_int("pp").value_or(1);
-    p.cp = plan.optional_positive_int("cp").value_or(1);
-    p.ep = plan.optional_positive_int("ep").value_or(1);
-    p.fsdp = plan.optional_positive_int("fsdp").value_or(1);
+    for (const DegreeField& d : kDegreeFields)
+        if (const auto given = plan.optional_positive_int(d.key)) p.*d.value = *given;
     p.etp = plan.optional_positive_int("etp").value_or(0);
     p.vpp = plan.optional_positive_int("vpp").value_or(1);
     if (plan.has("stage_layers")) p.stage_layers = plan.positive_int_list("stage_layers");

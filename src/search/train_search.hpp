@@ -34,8 +34,8 @@ enum class Rejection {
 inline constexpr std::size_t kRejections = 10;
 
 // The knobs a user fixes; everything left empty is searched.
-struct SearchConstraints {
-    std::optional<std::int64_t> dp, tp, pp, cp, ep, fsdp, vpp, etp;
+struct SearchConstraints : GivenDegrees {
+    std::optional<std::int64_t> vpp, etp;
     std::optional<int> zero;
     std::optional<bool> sequence_parallel, offload_optimizer, overlap, tp_overlap;
     std::optional<Recompute> recompute;

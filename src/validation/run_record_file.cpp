@@ -167,15 +167,10 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
     }
     {
         Fields p = f.object("plan");
-        r.dp = p.count("dp");
-        r.tp = p.count("tp");
-        r.pp = p.count("pp");
-        r.cp = p.count("cp");
-        r.ep = p.count("ep");
+        for (const DegreeField& d : kDegreeFields) r.*d.value = p.count(d.key);
         r.etp = p.count_or_null("etp");
         r.vpp = p.count_or_null("vpp");
         r.sequence_parallel = p.flag("sequence_parallel");
-        r.fsdp = p.count("fsdp");
         r.zero = static_cast<int>(p.count("zero", 0));
         if (r.zero > 3) p.fail("zero", "expected 0, 1, 2 or 3");
         r.recompute = p.choice("recompute", {"none", "selective", "full"});
