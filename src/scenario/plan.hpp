@@ -48,7 +48,7 @@ struct DegreeField {
     const char* help;
 };
 inline constexpr std::array<DegreeField, 6> kDegreeFields = {{
-    {"dp", &Degrees::dp, &GivenDegrees::dp, "data-parallel degree, counting the fsdp and expert ranks (default: what the chips leave)"},
+    {"dp", &Degrees::dp, &GivenDegrees::dp, "data-parallel degree, counting the fsdp and expert ranks"},
     {"tp", &Degrees::tp, &GivenDegrees::tp, "tensor-parallel degree"},
     {"pp", &Degrees::pp, &GivenDegrees::pp, "pipeline stages"},
     {"cp", &Degrees::cp, &GivenDegrees::cp, "context-parallel degree"},
