@@ -32,6 +32,48 @@ ScaleOutSpec parse_chip_scale_out(io::JsonObject object) {
 
 // {"allreduce": {"streaming": 0.4, "cached": 1.3}, ...}: kinds as collective_name spells them,
 // in CollectiveKind's order; a kind left out keeps 1 (the link's rate).
+double read_fraction(io::JsonObject& object, const std::string& key) {
+    const double value = object.positive_number(key);
+    if (value > 1.0) object.fail(key, "expected a fraction in (0, 1]");
+    return value;
+}
+
+KernelModel read_kernels(io::JsonObject& block) {
+    KernelModel k;
+    k.origin = block.string("origin");
+    auto gemm = block.object("gemm");
+    k.gemm_launch_s = gemm.positive_number("launch_s");
+    k.gemm_hbm_fraction = read_fraction(gemm, "hbm_fraction");
+    auto dtypes = gemm.object("dtypes");
+    for (const std::string& key : dtypes.keys()) {
+        const auto dtype = parse_dtype(key);
+        if (!dtype) dtypes.fail(key, "unknown dtype (known: fp32, tf32, bf16, fp16, fp8, int8, int4, fp4)");
+        auto entry = dtypes.object(key);
+        k.gemm[index_of(*dtype)] = GemmKernel{read_fraction(entry, "peak_fraction"), entry.positive_number("half_rows")};
+        entry.finish();
+    }
+    dtypes.finish();
+    gemm.finish();
+    auto attention = block.object("attention");
+    for (const std::string& family : attention.keys()) {
+        auto entry = attention.object(family);
+        AttentionFamily f{family, {}, {}};
+        for (auto [pass, out] : {std::pair{"forward", &f.forward}, std::pair{"backward", &f.backward}}) {
+            auto part = entry.object(pass);
+            *out = {read_fraction(part, "peak_fraction"), part.positive_number("half_seq")};
+            part.finish();
+        }
+        entry.finish();
+        k.attention.push_back(f);
+    }
+    attention.finish();
+    auto memory = block.object("memory_bound");
+    for (const std::string& kernel : memory.keys()) k.memory_bound.push_back({kernel, read_fraction(memory, kernel)});
+    memory.finish();
+    block.finish();
+    return k;
+}
+
 void read_collective_kinds(io::JsonObject& kinds, ChipEfficiency& e) {
     constexpr const char* kKinds[] = {"allgather", "reducescatter", "allreduce", "alltoall", "permute", "broadcast"};
     for (std::size_t k = 0; k < std::size(kKinds); ++k) {
@@ -105,6 +147,8 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
         efficiency->allow("origin");
         efficiency->finish();
     }
+
+    if (auto kernels = root.optional_object("kernels")) chip.kernels = read_kernels(*kernels);
 
     if (auto range = root.optional_object("measured_range")) {
         MeasuredRange r;

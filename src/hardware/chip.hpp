@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/dtype.hpp"
+#include "hardware/kernel_model.hpp"
 
 namespace ridgeline {
 
@@ -94,6 +95,7 @@ struct ChipSpec {
     std::optional<double> price_usd_per_chip_hour;
     ChipEfficiency efficiency;  // ideal (all 1, no overheads) when the file gives none
     std::optional<MeasuredRange> measured_range;
+    std::optional<KernelModel> kernels;  // measured kernel efficiencies (absent: none measured yet)
 
     [[nodiscard]] bool supports(Dtype dtype) const { return peak_flops_per_s[index_of(dtype)] > 0; }
     [[nodiscard]] double peak_flops(Dtype dtype) const { return peak_flops_per_s[index_of(dtype)]; }

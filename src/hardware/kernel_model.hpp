@@ -1,0 +1,46 @@
+#pragma once
+// What real kernels reach on a chip, measured (hardware files, "kernels"): GEMMs by dtype and
+// rows, attention by kernel family and pass, memory-bound kernels by name. Fitted to kernel
+// measurements only (scripts/fit_kernels.py); the file says where each block comes from.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+
+namespace ridgeline {
+
+// A GEMM of M rows reaches peak_fraction x M / (M + half_rows) of the dtype's peak.
+struct GemmKernel {
+    double peak_fraction = 0;
+    double half_rows = 0;
+};
+
+// Fused attention reaches peak_fraction x S / (S + half_seq) of the bf16 peak at sequence S.
+struct AttentionPass {
+    double peak_fraction = 0;
+    double half_seq = 0;
+};
+
+struct AttentionFamily {
+    std::string name;  // flash-attention-2, cudnn, ...
+    AttentionPass forward, backward;
+};
+
+// A memory-bound kernel moves its bytes at this fraction of HBM bandwidth.
+struct MemoryBoundKernel {
+    std::string name;  // rmsnorm_fwd, swiglu_bwd, copy, ...
+    double hbm_fraction = 0;
+};
+
+struct KernelModel {
+    std::string origin;       // where the blocks come from (measurements, or a stated derivation)
+    double gemm_launch_s = 0;  // a GEMM's fixed cost: launch, ramp, the first bytes' latency
+    double gemm_hbm_fraction = 0;  // of HBM bandwidth, streaming a skinny GEMM's weights
+    std::array<std::optional<GemmKernel>, kDtypeCount> gemm{};
+    std::vector<AttentionFamily> attention;
+    std::vector<MemoryBoundKernel> memory_bound;
+};
+
+}  // namespace ridgeline

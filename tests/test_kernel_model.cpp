@@ -1,0 +1,100 @@
+// The kernel model against kernels measured on a real H100 80GB (tests/data/reference/
+// gpu-kernels-h100.json): every GEMM and attention case, predicted from h100-sxm's "kernels"
+// block, within the bounds (median |error| <= 10%, max <= 25%).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "engine/kernel_time.hpp"
+#include "hardware/catalog.hpp"
+#include "test_support.hpp"
+
+using namespace ridgeline;
+
+namespace {
+
+const nlohmann::json& measurements() {
+    static const nlohmann::json doc = test::read_json(test::data_file("reference/gpu-kernels-h100.json"));
+    return doc;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void check_errors(const std::vector<double>& errors, const char* what) {
+    REQUIRE_FALSE(errors.empty());
+    const double med = median(errors), worst = *std::max_element(errors.begin(), errors.end());
+    MESSAGE(std::string(what) << ": " << errors.size() << " cases, median |error| " << 100 * med << "%, max " << 100 * worst << "%");
+    CHECK(med <= 0.10);
+    CHECK(worst <= 0.25);
+}
+
+}  // namespace
+
+TEST_CASE("kernel model: every measured H100 GEMM (bf16 and fp8, M = 1..16384) within 10% median, 25% max") {
+    const ChipSpec chip = resolve_hardware("h100-sxm", test::source_dir()).chip;
+    std::vector<double> errors;
+    for (const auto& g : measurements()["gemm"]) {
+        const double m = g["M"], k = g["K"], n = g["N"];
+        const bool fp8 = g["dtype"].get<std::string>().rfind("fp8", 0) == 0;
+        const Dtype dtype = fp8 ? Dtype::fp8 : Dtype::bf16;
+        const double predicted = gemm_kernel_s(chip, {m, k, n, 1, k * n}, {dtype, dtype, dtype});
+        errors.push_back(std::abs(predicted / g["seconds"].get<double>() - 1.0));
+    }
+    CHECK(errors.size() == 40);
+    check_errors(errors, "H100 GEMMs");
+}
+
+TEST_CASE("kernel model: measured H100 attention, each kernel family, forward and backward apart") {
+    const ChipSpec chip = resolve_hardware("h100-sxm", test::source_dir()).chip;
+    std::vector<double> errors;
+    for (const auto& a : measurements()["attention"]) {
+        const double b = a["batch"], h = a["q_heads"], s = a["seq"], d = a["head_dim"];
+        // QK^T and AV: 4 B H S^2 D, half of it under a causal mask; the backward pass does 2.5x.
+        const double forward_flops = 4.0 * b * h * s * s * d / (a["causal"].get<bool>() ? 2.0 : 1.0);
+        const std::string family = a["kernel"];
+        const double forward_s = a["forward_s"], backward_s = a["forward_backward_s"].get<double>() - forward_s;
+        errors.push_back(std::abs(attention_kernel_s(chip, family, AttentionPassKind::forward, forward_flops, s) / forward_s - 1.0));
+        errors.push_back(std::abs(attention_kernel_s(chip, family, AttentionPassKind::backward, 2.5 * forward_flops, s) / backward_s - 1.0));
+    }
+    CHECK(errors.size() == 12);
+    check_errors(errors, "H100 attention passes");
+}
+
+TEST_CASE("kernel model: memory-bound kernels move their bytes at the measured fraction of HBM") {
+    const ChipSpec chip = resolve_hardware("h100-sxm", test::source_dir()).chip;
+    for (const auto& k : measurements()["memory_bound"]) {
+        const double predicted = memory_kernel_s(chip, k["kernel"], k["bytes"]);
+        CHECK(std::abs(predicted / k["seconds"].get<double>() - 1.0) < 0.10);
+    }
+}
+
+TEST_CASE("kernel model: H200 shares the H100 die's compute fractions and streams weights at its own bandwidth") {
+    const ChipSpec h100 = resolve_hardware("h100-sxm", test::source_dir()).chip;
+    const ChipSpec h200 = resolve_hardware("h200", test::source_dir()).chip;
+    // A large GEMM is compute-bound: the same time on both.
+    const Gemm big{8192, 8192, 8192, 1, 8192.0 * 8192};
+    const MatmulDtypes bf16{Dtype::bf16, Dtype::bf16, Dtype::bf16};
+    CHECK(gemm_kernel_s(h200, big, bf16) == doctest::Approx(gemm_kernel_s(h100, big, bf16)));
+    // A one-row GEMM streams its weights: beyond the launch, 3.35 / 4.8 of the H100's time.
+    const Gemm skinny{1, 8192, 8192, 1, 8192.0 * 8192};
+    const double launch = h100.kernels->gemm_launch_s;
+    CHECK((gemm_kernel_s(h200, skinny, bf16) - launch) == doctest::Approx((gemm_kernel_s(h100, skinny, bf16) - launch) * 3.35 / 4.8));
+}
+
+TEST_CASE("kernel model: a chip or dtype with no measurements is named, not given ideal efficiency") {
+    const ChipSpec h100 = resolve_hardware("h100-sxm", test::source_dir()).chip;
+    const Gemm g{1024, 1024, 1024, 1, 1024.0 * 1024};
+    CHECK_THROWS_WITH_AS(gemm_kernel_s(h100, g, {Dtype::int8, Dtype::int8, Dtype::int8}), doctest::Contains("kernels.gemm.dtypes.int8"), InputError);
+    CHECK_THROWS_WITH_AS(attention_kernel_s(h100, "splash", AttentionPassKind::forward, 1e12, 4096), doctest::Contains("cudnn"), InputError);
+    const ChipSpec v5e = resolve_hardware("tpu-v5e", test::source_dir()).chip;
+    CHECK_THROWS_WITH_AS(gemm_kernel_s(v5e, g, {Dtype::bf16, Dtype::bf16, Dtype::bf16}), doctest::Contains("kernels"), InputError);
+}
