@@ -113,7 +113,7 @@ def main():
     memory["copy"] = round(statistics.mean(measurements["copy"]["bytes_moved_per_s_read_plus_write"]) / hbm, 4)
 
     block = {
-        "origin": "fitted by scripts/fit_kernels.py to " + sys.argv[1].split("/")[-1] + " (" +
+        "source": "fitted by scripts/fit_kernels.py to " + sys.argv[1].split("/")[-1] + " (" +
                   measurements["provenance"]["device"].split(" (")[0] + "; " +
                   measurements["provenance"]["software"].split(" (")[0] + "; " + measurements["provenance"]["date"] + ")",
         "gemm": {

@@ -14,13 +14,13 @@
 using namespace ridgeline;
 
 namespace {
-// Every number in a chip file must sit in an object that also says where it comes from; in a system
-// file, next to a "source" key.
+// Every number in a chip file must sit in an object that also says where it comes from (or inside
+// a block that does, such as a chip's fitted "kernels"); in a system file, next to a "source" key.
 void check_sourced(const nlohmann::json& value, const std::string& path, bool parent_has_source) {
     if (value.is_object()) {
         const bool has_source = value.contains("source") && value["source"].is_string() &&
                                 !value["source"].get<std::string>().empty();
-        for (const auto& item : value.items()) check_sourced(item.value(), path + "." + item.key(), has_source);
+        for (const auto& item : value.items()) check_sourced(item.value(), path + "." + item.key(), has_source || parent_has_source);
     } else if (value.is_array()) {
         for (const auto& item : value) check_sourced(item, path, parent_has_source);
     } else if (value.is_number()) {

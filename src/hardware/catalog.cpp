@@ -40,7 +40,7 @@ double read_fraction(io::JsonObject& object, const std::string& key) {
 
 KernelModel read_kernels(io::JsonObject& block) {
     KernelModel k;
-    k.origin = block.string("origin");
+    k.source = block.string("source");
     auto gemm = block.object("gemm");
     k.gemm_launch_s = gemm.positive_number("launch_s");
     k.gemm_hbm_fraction = read_fraction(gemm, "hbm_fraction");

@@ -35,7 +35,7 @@ struct MemoryBoundKernel {
 };
 
 struct KernelModel {
-    std::string origin;       // where the blocks come from (measurements, or a stated derivation)
+    std::string source;  // where the blocks come from (measurements, or a stated derivation)
     double gemm_launch_s = 0;  // a GEMM's fixed cost: launch, ramp, the first bytes' latency
     double gemm_hbm_fraction = 0;  // of HBM bandwidth, streaming a skinny GEMM's weights
     std::array<std::optional<GemmKernel>, kDtypeCount> gemm{};
