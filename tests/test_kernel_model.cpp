@@ -98,3 +98,22 @@ TEST_CASE("kernel model: a chip or dtype with no measurements is named, not give
     const ChipSpec v5e = resolve_hardware("tpu-v5e", test::source_dir()).chip;
     CHECK_THROWS_WITH_AS(gemm_kernel_s(v5e, g, {Dtype::bf16, Dtype::bf16, Dtype::bf16}), doctest::Contains("kernels"), InputError);
 }
+
+TEST_CASE("roofline --matmul --json reports the kernel model's prediction beside the ideal bounds") {
+    // The measured bf16 GEMM 4096 x 4096 x 14336 on the H100.
+    double measured_s = 0;
+    for (const auto& g : measurements()["gemm"])
+        if (g["dtype"] == "bf16" && g["M"] == 4096 && g["K"] == 4096 && g["N"] == 14336) measured_s = g["seconds"];
+    REQUIRE(measured_s > 0);
+    const auto result = test::run_ridgeline("roofline --hardware h100 --matmul 4096,4096,14336 --json");
+    REQUIRE(result.exit_code == 0);
+    const auto doc = nlohmann::json::parse(result.out);
+    CHECK(std::abs(doc["predicted_s"].get<double>() / measured_s - 1.0) < 0.10);
+    CHECK(doc["predicted_s"].get<double>() > doc["lower_bound_s"].get<double>());  // real kernels miss the ideal
+    // A chip with no measurements says so instead of assuming ideal kernels.
+    const auto tpu = test::run_ridgeline("roofline --hardware tpu-v5e --matmul 4096,4096,14336 --json");
+    REQUIRE(tpu.exit_code == 0);
+    const auto tpu_doc = nlohmann::json::parse(tpu.out);
+    CHECK(tpu_doc["predicted_s"].is_null());
+    CHECK(tpu_doc["predicted_note"].get<std::string>().find("no measured kernel model") != std::string::npos);
+}

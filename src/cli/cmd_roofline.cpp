@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "engine/kernel_time.hpp"
 #include "engine/roofline.hpp"
 #include "engine/layer_ops.hpp"
 #include "hardware/catalog.hpp"
@@ -119,6 +120,13 @@ void add_roofline_command(CLI::App& app, const GlobalOptions& options) {
                 std::cerr << "warning: " << warning << "\n";
         }
         query.critical_batch_tokens = critical_batch_tokens(hardware.chip, query.dtypes);
+        try {
+            const MatmulShape& m = query.shape;
+            query.predicted_s = gemm_kernel_s(hardware.chip, {m.rows, m.contract, m.cols, 1, m.contract * m.cols}, query.dtypes);
+            query.predicted_note = hardware.chip.kernels->source;
+        } catch (const InputError& e) {
+            query.predicted_note = e.what();
+        }
         std::cout << (flags->json ? report::matmul_json(hardware, query) : report::matmul_table(hardware, query))
                   << "\n";
     });

@@ -63,7 +63,8 @@ std::string matmul_table(const Hardware& hardware, const MatmulQuery& query) {
     table.add_row({"upper bound (sum)", seconds(t.upper_bound_s())});
     table.add_row({"bound", std::string(bound_name(t.bound()))});
     table.add_row({"critical batch (B << D, F)", fixed(query.critical_batch_tokens, 1) + " tokens"});
-    return text + table.render();
+    table.add_row({"predicted (measured kernels)", query.predicted_s ? seconds(*query.predicted_s) : "-"});
+    return text + table.render() + "\n" + (query.predicted_s ? "kernel model: " : "no prediction: ") + query.predicted_note;
 }
 
 std::string matmul_json(const Hardware& hardware, const MatmulQuery& query) {
@@ -84,6 +85,8 @@ std::string matmul_json(const Hardware& hardware, const MatmulQuery& query) {
     doc["upper_bound_s"] = t.upper_bound_s();
     doc["bound"] = bound_name(t.bound());
     doc["critical_batch_tokens"] = query.critical_batch_tokens;
+    doc["predicted_s"] = query.predicted_s ? nlohmann::json(*query.predicted_s) : nlohmann::json(nullptr);
+    doc["predicted_note"] = query.predicted_note;
     return doc.dump(2);
 }
 
