@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
-#include "engine/kernel_time.hpp"
+#include "engine/roofline.hpp"
 #include "hardware/catalog.hpp"
 #include "test_support.hpp"
 
@@ -46,7 +46,7 @@ TEST_CASE("kernel model: every measured H100 GEMM (bf16 and fp8, M = 1..16384) w
         const double m = g["M"], k = g["K"], n = g["N"];
         const bool fp8 = g["dtype"].get<std::string>().rfind("fp8", 0) == 0;
         const Dtype dtype = fp8 ? Dtype::fp8 : Dtype::bf16;
-        const double predicted = gemm_kernel_s(chip, {m, k, n, 1, k * n}, {dtype, dtype, dtype});
+        const double predicted = gemm_time(chip, {m, k, n, 1, k * n}, {dtype, dtype, dtype}).lower_bound_s();
         errors.push_back(std::abs(predicted / g["seconds"].get<double>() - 1.0));
     }
     CHECK(errors.size() == 40);
@@ -62,8 +62,8 @@ TEST_CASE("kernel model: measured H100 attention, each kernel family, forward an
         const double forward_flops = 4.0 * b * h * s * s * d / (a["causal"].get<bool>() ? 2.0 : 1.0);
         const std::string family = a["kernel"];
         const double forward_s = a["forward_s"], backward_s = a["forward_backward_s"].get<double>() - forward_s;
-        errors.push_back(std::abs(attention_kernel_s(chip, family, AttentionPassKind::forward, forward_flops, s) / forward_s - 1.0));
-        errors.push_back(std::abs(attention_kernel_s(chip, family, AttentionPassKind::backward, 2.5 * forward_flops, s) / backward_s - 1.0));
+        errors.push_back(std::abs(attention_time(chip, family, AttentionPassKind::forward, forward_flops, 0, s).lower_bound_s() / forward_s - 1.0));
+        errors.push_back(std::abs(attention_time(chip, family, AttentionPassKind::backward, 2.5 * forward_flops, 0, s).lower_bound_s() / backward_s - 1.0));
     }
     CHECK(errors.size() == 12);
     check_errors(errors, "H100 attention passes");
@@ -72,7 +72,7 @@ TEST_CASE("kernel model: measured H100 attention, each kernel family, forward an
 TEST_CASE("kernel model: memory-bound kernels move their bytes at the measured fraction of HBM") {
     const ChipSpec chip = resolve_hardware("h100-sxm", test::source_dir()).chip;
     for (const auto& k : measurements()["memory_bound"]) {
-        const double predicted = memory_kernel_s(chip, k["kernel"], k["bytes"]);
+        const double predicted = memory_bound_s(chip, k["kernel"], k["bytes"]);
         CHECK(std::abs(predicted / k["seconds"].get<double>() - 1.0) < 0.10);
     }
 }
@@ -83,20 +83,22 @@ TEST_CASE("kernel model: H200 shares the H100 die's compute fractions and stream
     // A large GEMM is compute-bound: the same time on both.
     const Gemm big{8192, 8192, 8192, 1, 8192.0 * 8192};
     const MatmulDtypes bf16{Dtype::bf16, Dtype::bf16, Dtype::bf16};
-    CHECK(gemm_kernel_s(h200, big, bf16) == doctest::Approx(gemm_kernel_s(h100, big, bf16)));
+    CHECK(gemm_time(h200, big, bf16).lower_bound_s() == doctest::Approx(gemm_time(h100, big, bf16).lower_bound_s()));
     // A one-row GEMM streams its weights: beyond the launch, 3.35 / 4.8 of the H100's time.
     const Gemm skinny{1, 8192, 8192, 1, 8192.0 * 8192};
     const double launch = h100.kernels->gemm_launch_s;
-    CHECK((gemm_kernel_s(h200, skinny, bf16) - launch) == doctest::Approx((gemm_kernel_s(h100, skinny, bf16) - launch) * 3.35 / 4.8));
+    CHECK((gemm_time(h200, skinny, bf16).lower_bound_s() - launch) == doctest::Approx((gemm_time(h100, skinny, bf16).lower_bound_s() - launch) * 3.35 / 4.8));
 }
 
 TEST_CASE("kernel model: a chip or dtype with no measurements is named, not given ideal efficiency") {
     const ChipSpec h100 = resolve_hardware("h100-sxm", test::source_dir()).chip;
     const Gemm g{1024, 1024, 1024, 1, 1024.0 * 1024};
-    CHECK_THROWS_WITH_AS(gemm_kernel_s(h100, g, {Dtype::int8, Dtype::int8, Dtype::int8}), doctest::Contains("kernels.gemm.dtypes.int8"), InputError);
-    CHECK_THROWS_WITH_AS(attention_kernel_s(h100, "splash", AttentionPassKind::forward, 1e12, 4096), doctest::Contains("cudnn"), InputError);
-    const ChipSpec v5e = resolve_hardware("tpu-v5e", test::source_dir()).chip;
-    CHECK_THROWS_WITH_AS(gemm_kernel_s(v5e, g, {Dtype::bf16, Dtype::bf16, Dtype::bf16}), doctest::Contains("kernels"), InputError);
+    CHECK_THROWS_WITH_AS(gemm_time(h100, g, {Dtype::int8, Dtype::int8, Dtype::int8}), doctest::Contains("kernels.gemm.dtypes.int8"), InputError);
+    CHECK_THROWS_WITH_AS(attention_time(h100, "splash", AttentionPassKind::forward, 1e12, 0, 4096), doctest::Contains("cudnn"), InputError);
+    CHECK_THROWS_WITH_AS(memory_bound_s(h100, "layernorm_fwd", 1e9), doctest::Contains("rmsnorm_fwd"), InputError);
+    // fp16 runs on the bf16 path at the bf16 rate.
+    const MatmulDtypes fp16{Dtype::fp16, Dtype::fp16, Dtype::fp16}, bf16{Dtype::bf16, Dtype::bf16, Dtype::bf16};
+    CHECK(gemm_time(h100, g, fp16).lower_bound_s() == doctest::Approx(gemm_time(h100, g, bf16).lower_bound_s()));
 }
 
 TEST_CASE("roofline --matmul --json reports the kernel model's prediction beside the ideal bounds") {

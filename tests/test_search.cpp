@@ -13,6 +13,7 @@
 #include "search/search_front.hpp"
 #include "search/train_search.hpp"
 #include "sharding/strategy_file.hpp"
+#include "stack/stack_file.hpp"
 #include "test_support.hpp"
 
 using namespace ridgeline;
@@ -37,6 +38,7 @@ TrainSearchSpec spec_on(const std::string& hardware_name, std::int64_t chips, co
     TrainSearchSpec spec;
     spec.model = model;
     spec.chip = hardware.chip;
+    spec.stack = default_stack(hardware.chip, false, test::source_dir());
     ClusterShape shape;
     shape.chips = chips;
     spec.cluster = build_cluster(hardware, shape);

@@ -53,6 +53,7 @@ void expect_refusal(ServingSetup setup, const std::string& field, const std::vec
 TEST_CASE("on an ideal chip, decode and prefill agree with the closed-form roofline") {
     ServingSetup setup = setup_for("llama3-8b", "h100", 1, 1, 32, 1024, 2);
     setup.hardware.chip.efficiency = ChipEfficiency{};  // peak FLOP/s and bandwidth, no overheads
+    setup.hardware.chip.kernels.reset();                // nor measured kernels
     const ServingReport r = serve(setup);
     const ModelSpec& m = setup.model;
     const ParamCounts params = count_params(m);

@@ -24,6 +24,7 @@ report::PlanWithReport simulate(const SearchedPlan& plan, const SearchTrainReque
     setup.seq_len = spec.seq_len;
     setup.global_batch_seqs = spec.global_batch_seqs;
     setup.plan = plan;
+    setup.stack = spec.stack;
     report::PlanWithReport out{plan, build_training_scenario(setup, request.data_dir, "plan"), {}};
     out.report = simulate_training(out.scenario);
     return out;

@@ -4,7 +4,6 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
-#include "engine/kernel_time.hpp"
 #include "engine/roofline.hpp"
 #include "engine/layer_ops.hpp"
 #include "hardware/catalog.hpp"
@@ -120,12 +119,16 @@ void add_roofline_command(CLI::App& app, const GlobalOptions& options) {
                 std::cerr << "warning: " << warning << "\n";
         }
         query.critical_batch_tokens = critical_batch_tokens(hardware.chip, query.dtypes);
-        try {
-            const MatmulShape& m = query.shape;
-            query.predicted_s = gemm_kernel_s(hardware.chip, {m.rows, m.contract, m.cols, 1, m.contract * m.cols}, query.dtypes);
-            query.predicted_note = hardware.chip.kernels->source;
-        } catch (const InputError& e) {
-            query.predicted_note = e.what();
+        if (!hardware.chip.kernels) {
+            query.predicted_note = hardware.chip.name + ": no measured kernel model for this chip";
+        } else {
+            try {
+                const MatmulShape& m = query.shape;
+                query.predicted_s = gemm_time(hardware.chip, {m.rows, m.contract, m.cols, 1, m.contract * m.cols}, query.dtypes).lower_bound_s();
+                query.predicted_note = hardware.chip.kernels->source;
+            } catch (const InputError& e) {
+                query.predicted_note = e.what();
+            }
         }
         std::cout << (flags->json ? report::matmul_json(hardware, query) : report::matmul_table(hardware, query))
                   << "\n";

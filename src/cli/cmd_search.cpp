@@ -2,6 +2,7 @@
 
 #include "app/search_train.hpp"
 #include "cli/commands.hpp"
+#include "stack/stack_file.hpp"
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
 #include "io/quantity_text.hpp"
@@ -27,6 +28,7 @@ struct Flags {
     int zero = 0;
     double micro_batch = 0;
     std::string recompute, schedule, precision = "bf16", strategy, placement, sp, offload, overlap, tp_overlap;
+    std::string stack;
 };
 
 std::optional<bool> on_off(const std::string& text, const char* flag) {
@@ -76,6 +78,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     c->add_option("--top", f->top, "plans to show")->check(CLI::Range(std::size_t{1}, std::size_t{1000}))->capture_default_str();
     c->add_option("--threads", f->threads, "worker threads (default: all cores)")->check(CLI::Range(1U, 1024U));
     c->add_option("--train-tokens", f->train_tokens, "tokens for time and cost to train")->check(CLI::Range(1.0, 1e16))->capture_default_str();
+    c->add_option("--stack", f->stack, "software stack (stacks/*.json; default: megatron-core on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.search-train/1, or ridgeline.search-scaling/1 for a range)");
     // Knobs to fix; the rest are searched.
     for (const DegreeField& d : kDegreeFields)
@@ -105,6 +108,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
             custom = topology.cluster;
         }
         spec.chip = hardware.chip;
+        spec.stack = f->stack.empty() ? default_stack(hardware.chip, false, options.data_dir) : resolve_stack(f->stack, options.data_dir);
         spec.seq_len = f->seq_len;
         spec.precision = *parse_dtype(f->precision);
         spec.top_k = f->top;

@@ -15,6 +15,7 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
         std::size_t top = 10;
         std::int64_t max_batch = 512;
         bool json = false;
+        std::string stack;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = search.add_subcommand("serve", "the cheapest (or fastest) serving configurations that meet latency SLOs, and the Pareto front");
@@ -30,10 +31,11 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
     c->add_option("--top", f->top, "configurations to list")->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{1000}));
     c->add_option("--max-batch", f->max_batch, "largest batch per replica to try (powers of two up to it)")
         ->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{65536}));
+    c->add_option("--stack", f->stack, "serving stack (stacks/*.json; default: vllm on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve-search/1)");
     c->callback([f, &options] {
         ServeSearchSpace space;
-        static_cast<ServedModel&>(space) = load_served_model(f->model, f->hardware, options.data_dir);
+        static_cast<ServedModel&>(space) = load_served_model(f->model, f->hardware, options.data_dir, f->stack);
         space.chip_counts = io::parse_count_range(f->chips, "--chips", 1'000'000);
         space.input_len = f->input_len;
         space.output_len = f->output_len;

@@ -14,6 +14,7 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         std::int64_t chips = 1, tp = 1, pp = 1, ep = 1, dp = 0;
         double input_len = 0, output_len = 0, requests_per_s = 0;
         bool json = false;
+        std::string stack;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = app.add_subcommand("serve", "time to first token, time per output token, throughput, KV-cache memory and cost of serving");
@@ -32,10 +33,11 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--dp", f->dp, "data-parallel replicas (default: what the chips leave)")->check(CLI::PositiveNumber);
     c->add_option("--requests-per-s", f->requests_per_s, "also split prefill and decode replicas for this traffic (disaggregated)")
         ->check(CLI::Range(1e-9, 1e12));
+    c->add_option("--stack", f->stack, "serving stack (stacks/*.json; default: vllm on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve/1)");
     c->callback([f, &options] {
         ServingSetup setup;
-        static_cast<ServedModel&>(setup) = load_served_model(f->model, f->hardware, options.data_dir);
+        static_cast<ServedModel&>(setup) = load_served_model(f->model, f->hardware, options.data_dir, f->stack);
         setup.chips = f->chips;
         setup.plan.tp = f->tp;
         setup.plan.pp = f->pp;

@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "stack/stack_file.hpp"
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
 #include "io/quantity_text.hpp"
@@ -21,7 +22,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         int zero = 1;
         std::string reshard;
         bool no_overlap = false, json = false;
-        std::string scenario, topology, placement;
+        std::string scenario, topology, placement, stack;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = app.add_subcommand("train", "step time, MFU, memory per chip and the bound of each part of a training step");
@@ -51,6 +52,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_flag("--no-overlap", f->no_overlap, "do not overlap data-parallel communication with compute");
     c->add_option("--train-tokens", f->train_tokens, "also report time and cost to train this many tokens")->check(CLI::Range(1.0, 1e16));
     c->add_option("--placement", f->placement, "plan axes innermost first, e.g. tensor,data,pipeline (default: most communication-hungry innermost)");
+    c->add_option("--stack", f->stack, "software stack (stacks/*.json; default: megatron-core on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.train/1)");
     c->callback([f, c, &options] {
         const auto given = [c](const char* flag) { return c->count(flag) > 0; };
@@ -98,6 +100,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         if (given("--tp-overlap")) p.tp_overlap = true;
         if (given("--no-overlap")) p.overlap = false;
         if (given("--placement")) p.placement = io::split_list(f->placement);
+        if (given("--stack")) setup.stack = resolve_stack(f->stack, options.data_dir);
         if (given("--global-batch-seqs")) setup.global_batch_seqs = f->global_batch_seqs;
         else if (given("--global-batch-tokens")) setup.global_batch_seqs = f->global_batch_tokens / setup.seq_len;
         else if (f->scenario.empty()) setup.global_batch_seqs = static_cast<double>(setup.chips);  // one sequence per chip

@@ -1,5 +1,9 @@
 #include "engine/roofline.hpp"
 
+#include <algorithm>
+
+#include "core/error.hpp"
+
 #include "engine/cost.hpp"
 
 namespace ridgeline {
@@ -29,9 +33,38 @@ double matmul_efficiency(const ChipEfficiency& e, Dtype dtype, double m, double 
     return best * tile(m) * tile(k) * tile(n);
 }
 
+namespace {
+
+const GemmKernel* measured_gemm(const ChipSpec& chip, Dtype dtype) {
+    if (!chip.kernels) return nullptr;
+    // fp16 runs on the bf16 tensor-core path at the same rate.
+    const Dtype measured_as = dtype == Dtype::fp16 ? Dtype::bf16 : dtype;
+    const auto& kernel = chip.kernels->gemm[index_of(measured_as)];
+    if (!kernel) throw InputError(chip.name, "kernels.gemm.dtypes." + std::string(dtype_name(dtype)), "no measured GEMMs in this dtype");
+    return &*kernel;
+}
+
+template <class Entries>
+std::string names_of(const Entries& entries) {
+    std::string names;
+    for (const auto& e : entries) names += (names.empty() ? "" : ", ") + e.name;
+    return names;
+}
+
+}  // namespace
+
 RooflineTime gemm_time(const ChipSpec& chip, const Gemm& g, const MatmulDtypes& dtypes) {
     const ChipEfficiency& e = chip.efficiency;
     const double flops = 2.0 * g.rows * g.contract * g.cols * g.instances;
+    if (const GemmKernel* kernel = measured_gemm(chip, dtypes.compute)) {
+        const KernelModel& k = *chip.kernels;
+        const double bytes = (g.rows * g.contract + g.rows * g.cols) * g.instances * bytes_per_element(dtypes.activations) +
+                             g.weight_elements * bytes_per_element(dtypes.weights);
+        const double rate = chip.peak_flops(dtypes.compute) * kernel->peak_fraction * g.rows / (g.rows + kernel->half_rows);
+        RooflineTime t = roofline_time(flops, bytes, rate, chip.hbm_bw_Bps * k.gemm_hbm_fraction);
+        t.overhead_s = k.gemm_launch_s;
+        return t;
+    }
     const double bytes = (g.rows * g.contract + e.matmul_output_passes * g.rows * g.cols) * g.instances *
                              bytes_per_element(dtypes.activations) +
                          g.weight_elements * bytes_per_element(dtypes.weights);
@@ -40,12 +73,34 @@ RooflineTime gemm_time(const ChipSpec& chip, const Gemm& g, const MatmulDtypes& 
                          chip.hbm_bw_Bps * e.hbm);
 }
 
-RooflineTime attention_time(const ChipSpec& chip, double flops, double bytes, double causal_seq_len) {
+RooflineTime attention_time(const ChipSpec& chip, const std::string& family, AttentionPassKind pass, double flops, double bytes,
+                            double causal_seq_len) {
     const ChipEfficiency& e = chip.efficiency;
+    if (chip.kernels) {
+        const KernelModel& k = *chip.kernels;
+        const auto it = std::find_if(k.attention.begin(), k.attention.end(), [&](const AttentionFamily& f) { return f.name == family; });
+        if (it == k.attention.end())
+            throw InputError(chip.name, "kernels.attention." + family,
+                             "no measurements of this attention kernel (measured: " + names_of(k.attention) + ")");
+        const AttentionPass& p = pass == AttentionPassKind::forward ? it->forward : it->backward;
+        const double fill = causal_seq_len > 0 ? causal_seq_len / (causal_seq_len + p.half_seq) : 1.0;
+        return roofline_time(flops, bytes, chip.peak_flops(Dtype::bf16) * p.peak_fraction * fill, chip.hbm_bw_Bps * k.gemm_hbm_fraction);
+    }
     // Flash-attention tiles are poorly filled at short sequences (and the causal mask wastes a larger share).
     const double seq_fill =
         e.attention_half_seq > 0 && causal_seq_len > 0 ? causal_seq_len / (causal_seq_len + e.attention_half_seq) : 1.0;
     return roofline_time(flops, bytes, chip.peak_flops(Dtype::bf16) * e.attention * seq_fill, chip.hbm_bw_Bps * e.hbm);
+}
+
+double memory_bound_s(const ChipSpec& chip, const std::string& kernel, double bytes) {
+    if (chip.kernels) {
+        const auto& measured = chip.kernels->memory_bound;
+        const auto it = std::find_if(measured.begin(), measured.end(), [&](const MemoryBoundKernel& m) { return m.name == kernel; });
+        if (it == measured.end())
+            throw InputError(chip.name, "kernels.memory_bound." + kernel, "no measurement of this kernel (measured: " + names_of(measured) + ")");
+        return bytes / (chip.hbm_bw_Bps * it->hbm_fraction);
+    }
+    return bytes / (chip.hbm_bw_Bps * chip.efficiency.hbm);
 }
 
 double critical_batch_tokens(const ChipSpec& chip, const MatmulDtypes& dtypes) {

@@ -16,10 +16,11 @@ struct RooflineTime {
     double bytes = 0;
     double compute_s = 0;
     double memory_s = 0;
+    double overhead_s = 0;  // a measured kernel's fixed cost (launch, ramp, first bytes' latency)
     [[nodiscard]] double intensity_flops_per_byte() const { return bytes > 0 ? flops / bytes : 0; }
     // Perfect overlap of compute and traffic, and none: the true time lies between the two.
-    [[nodiscard]] double lower_bound_s() const { return compute_s > memory_s ? compute_s : memory_s; }
-    [[nodiscard]] double upper_bound_s() const { return compute_s + memory_s; }
+    [[nodiscard]] double lower_bound_s() const { return (compute_s > memory_s ? compute_s : memory_s) + overhead_s; }
+    [[nodiscard]] double upper_bound_s() const { return compute_s + memory_s + overhead_s; }
     [[nodiscard]] Bound bound() const { return compute_s >= memory_s ? Bound::compute : Bound::memory; }
 };
 
@@ -43,9 +44,11 @@ struct MatmulDtypes {
 // scaled down for dimensions near the tile size.
 [[nodiscard]] double matmul_efficiency(const ChipEfficiency& efficiency, Dtype dtype, double m, double k, double n);
 
-// `instances` GEMMs [rows, contract] x [contract, cols] as the chip's kernel model runs them: the
-// arithmetic at the shape's efficiency, the traffic (inputs once, `weight_elements` weights, the
-// output `matmul_output_passes` times) at the achievable HBM bandwidth. Every command prices GEMMs here.
+// `instances` GEMMs [rows, contract] x [contract, cols] as the chip runs them. Where the chip's
+// kernels are measured ("kernels"): the dtype's measured fraction of peak, ramping with the rows,
+// the traffic at the measured weight-streaming bandwidth, plus the measured launch cost. Else the
+// chip's efficiency block (fitted on published runs). Every command prices GEMMs here.
+// InputError naming the chip and field when the kernels leave out the dtype.
 struct Gemm {
     double rows = 0, contract = 0, cols = 0;
     double instances = 1;
@@ -53,10 +56,18 @@ struct Gemm {
 };
 [[nodiscard]] RooflineTime gemm_time(const ChipSpec& chip, const Gemm& gemm, const MatmulDtypes& dtypes);
 
-// Fused attention: `flops` at the chip's attention efficiency (lower at short causal sequences;
-// `causal_seq_len` 0 for one query per sequence, as in decode), `bytes` (KV cache and
-// activations) at the achievable HBM bandwidth.
-[[nodiscard]] RooflineTime attention_time(const ChipSpec& chip, double flops, double bytes, double causal_seq_len);
+// Fused attention, one pass: `flops` at the measured fraction of peak of the kernel `family`
+// (flash-attention-2, cudnn ...; lower at short causal sequences, `causal_seq_len` 0 for one query
+// per sequence, as in decode), `bytes` (KV cache and activations) at the achievable HBM bandwidth.
+// Chips without measured kernels use their efficiency block, the backward pass at its FLOPs.
+// InputError listing the measured families when the chip has none of that name.
+enum class AttentionPassKind { forward, backward };
+[[nodiscard]] RooflineTime attention_time(const ChipSpec& chip, const std::string& family, AttentionPassKind pass, double flops,
+                                          double bytes, double causal_seq_len);
+
+// A memory-bound kernel moving `bytes`: at the measured rate of `kernel` (rmsnorm_fwd, copy ...)
+// where the chip's kernels have it, else at the efficiency block's fraction of HBM bandwidth.
+[[nodiscard]] double memory_bound_s(const ChipSpec& chip, const std::string& kernel, double bytes);
 
 // The token batch above which a weight-streaming matmul (B << D, F) is compute-bound:
 // intensity 2B / weight_bytes against peak / HBM bandwidth.

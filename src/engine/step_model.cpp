@@ -30,10 +30,7 @@ double optimizer_shards(const LayoutCosts& l, const StepKnobs& k) { return k.zer
 
 double forward_compute_s(const LayoutCosts& l) { return l.matmul_fwd_s + l.attention_fwd_s + l.elementwise_fwd_s + l.launches_fwd_s; }
 
-double backward_compute_s(const LayoutCosts& l) {
-    return kMatmulBackwardRatio * l.matmul_fwd_s + kAttentionBackwardRatio * l.attention_fwd_s +
-           kMatmulBackwardRatio * (l.elementwise_fwd_s + l.launches_fwd_s);
-}
+double backward_compute_s(const LayoutCosts& l) { return l.matmul_bwd_s + l.attention_bwd_s + l.elementwise_bwd_s + l.launches_bwd_s; }
 
 MemoryBreakdown estimate_memory(const LayoutCosts& l, const StepKnobs& k) {
     MemoryBreakdown m;
@@ -49,7 +46,7 @@ MemoryBreakdown estimate_memory(const LayoutCosts& l, const StepKnobs& k) {
 
 double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& parts) {
     const double compute_fwd = forward_compute_s(l);
-    const double matmul_bwd = kMatmulBackwardRatio * l.matmul_fwd_s, attention_bwd = kAttentionBackwardRatio * l.attention_fwd_s;
+    const double matmul_bwd = l.matmul_bwd_s, attention_bwd = l.attention_bwd_s;
     const double compute_bwd = backward_compute_s(l);
     double recompute = 0;
     if (k.recompute == Recompute::full) recompute = compute_fwd;
@@ -82,8 +79,8 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     const double m = k.microbatches;
     parts[index(StepPart::matmuls)] = m * layers * (l.matmul_fwd_s + matmul_bwd) + m * l.logits_s;
     parts[index(StepPart::attention)] = m * layers * (l.attention_fwd_s + attention_bwd);
-    parts[index(StepPart::elementwise)] = m * layers * 3.0 * l.elementwise_fwd_s;
-    parts[index(StepPart::launches)] = m * layers * 3.0 * l.launches_fwd_s;
+    parts[index(StepPart::elementwise)] = m * layers * (l.elementwise_fwd_s + l.elementwise_bwd_s);
+    parts[index(StepPart::launches)] = m * layers * (l.launches_fwd_s + l.launches_bwd_s);
     parts[index(StepPart::recompute)] = m * layers * recompute;
     parts[index(StepPart::tensor_comm)] = m * layers * tp_exposed;
     parts[index(StepPart::context_comm)] = m * layers * cp_exposed;
@@ -93,6 +90,7 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     parts[index(StepPart::pipeline_sends)] = m * l.pipeline_send_s;
     parts[index(StepPart::gradient_sync)] = step_comm;
     parts[index(StepPart::optimizer)] = optimizer_s;
+    parts[index(StepPart::framework)] = l.step_overhead_s;
     double step_s = 0;
     for (const double part_s : parts) step_s += part_s;
     return step_s;

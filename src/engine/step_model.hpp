@@ -18,6 +18,7 @@ enum class PipelineSchedule { gpipe, one_f_one_b, interleaved };
 struct LayoutCosts {
     // One average layer on the slowest stage, one micro-batch, forward unless named.
     double matmul_fwd_s = 0, attention_fwd_s = 0, elementwise_fwd_s = 0, launches_fwd_s = 0;
+    double matmul_bwd_s = 0, attention_bwd_s = 0, elementwise_bwd_s = 0, launches_bwd_s = 0;
     double tensor_comm_fwd_s = 0, tensor_comm_bwd_s = 0;
     double context_comm_fwd_s = 0, context_comm_bwd_s = 0;
     double expert_comm_s = 0;  // forward and backward, never hidden
@@ -25,6 +26,7 @@ struct LayoutCosts {
     double gradient_comm_s = 0, gather_comm_s = 0;  // once per step, per layer
     double logits_s = 0;                             // output layer, forward and backward
     double pipeline_send_s = 0;                      // per micro-batch, forward and back
+    double step_overhead_s = 0;                      // the software stack's, once per step
     double layers_per_stage = 1;
     double pipeline_size = 1;
     // Memory.
@@ -62,9 +64,9 @@ struct StepKnobs {
 // The parts of a step, in the order reports list them; they sum to the step time.
 enum class StepPart {
     matmuls, attention, elementwise, launches, recompute, tensor_comm, context_comm, expert_comm,
-    weight_gathers, bubble, pipeline_sends, gradient_sync, optimizer
+    weight_gathers, bubble, pipeline_sends, gradient_sync, optimizer, framework
 };
-inline constexpr std::size_t kStepParts = 13;
+inline constexpr std::size_t kStepParts = 14;
 using StepParts = std::array<double, kStepParts>;
 
 struct MemoryBreakdown {

@@ -27,11 +27,32 @@ struct PerStep {
 // One layer's time on one chip for one micro-batch, split by what bounds it.
 struct LayerTime {
     double matmul_fwd = 0, attention_fwd = 0, elementwise_fwd = 0, launches_fwd = 0;
+    double matmul_bwd = 0, attention_bwd = 0, elementwise_bwd = 0, launches_bwd = 0;
     bool matmul_memory_bound = false;
     CommTotals comm_fwd, comm_bwd;
     PerStep per_step;
-    [[nodiscard]] double compute_fwd() const { return matmul_fwd + attention_fwd + elementwise_fwd + launches_fwd; }
 };
+
+// The measured memory-bound kernels an op runs as, forward and backward, and the bytes its
+// backward moves per forward byte (a norm's backward reads x and dy and writes dx; SwiGLU's reads
+// g, u and dy and writes dg and du). Fused stacks move the same bytes at a copy's rate.
+struct ElementwiseKernels {
+    const char* forward;
+    const char* backward;
+    double backward_bytes_ratio;
+};
+ElementwiseKernels elementwise_kernels(ElementwiseKind kind, bool fused) {
+    ElementwiseKernels k{"copy", "copy", 1.0};
+    switch (kind) {
+        case ElementwiseKind::norm: k = {"rmsnorm_fwd", "rmsnorm_bwd", 1.5}; break;
+        case ElementwiseKind::residual_add: k = {"residual_add", "residual_add", 1.0}; break;
+        case ElementwiseKind::activation: k = {"swiglu_fwd", "swiglu_bwd", 5.0 / 3.0}; break;
+        case ElementwiseKind::rope: k = {"rope_qk_fwd", "rope_qk_bwd", 1.0}; break;
+        case ElementwiseKind::copy: break;
+    }
+    if (fused) k.forward = k.backward = "copy";
+    return k;
+}
 
 class LayoutCoster {
 public:
@@ -76,18 +97,53 @@ void add_comm(double& total, std::string& level, const CollectiveCost& cost) {
 
 LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
     LayerTime t;
-    const ChipEfficiency& e = s_.chip.efficiency;
+    const ChipSpec& chip = s_.chip;
     const double act_bytes = 2.0;
     const MatmulDtypes dtypes{Dtype::bf16, Dtype::bf16, s_.plan.compute};
+    const bool measured = chip.kernels.has_value();
     for (const DerivedMatmul& m : work.matmuls) {
-        const RooflineTime time = gemm_time(s_.chip, {m.rows, m.contract, m.cols, m.instances, m.weight_elements}, dtypes);
+        const RooflineTime time = gemm_time(chip, {m.rows, m.contract, m.cols, m.instances, m.weight_elements}, dtypes);
         t.matmul_fwd += time.lower_bound_s();
         t.matmul_memory_bound = t.matmul_memory_bound || time.memory_s > time.compute_s;
+        // Backward: the input gradient [rows, cols] x [cols, contract] and the weight gradient
+        // [contract, rows] x [rows, cols], each a GEMM of the forward's FLOPs.
+        t.matmul_bwd += measured ? gemm_time(chip, {m.rows, m.cols, m.contract, m.instances, m.weight_elements}, dtypes).lower_bound_s() +
+                                       gemm_time(chip, {m.contract, m.rows, m.cols, m.instances, m.weight_elements}, dtypes).lower_bound_s()
+                                 : kMatmulBackwardRatio * time.lower_bound_s();
+        if (measured && dtypes.compute == Dtype::fp8) {
+            // fp8 GEMMs quantise what they read (Transformer Engine): the input is cast forward
+            // (read bf16, write fp8); backward the output gradient is cast, and both fp8 operands
+            // of the weight gradient are written again transposed (Hopper's fp8 GEMMs take K-major).
+            const double x = m.rows * m.contract * m.instances, dy = m.rows * m.cols * m.instances;
+            t.elementwise_fwd += memory_bound_s(chip, "copy", 3.0 * x);
+            t.elementwise_bwd += memory_bound_s(chip, "copy", 3.0 * dy + 2.0 * (x + dy));
+        }
     }
-    t.attention_fwd = attention_time(s_.chip, work.attention.flops, 0.0, s_.seq_len).compute_s;
-    t.elementwise_fwd = work.elementwise_elements() * act_bytes / hbm_Bps();
-    const double kernels = d(static_cast<std::int64_t>(work.matmuls.size())) + 8.0;
-    t.launches_fwd = kernels * e.kernel_overhead_s;
+    const double attention_flops = work.attention.flops;
+    t.attention_fwd = attention_time(chip, s_.stack.attention, AttentionPassKind::forward, attention_flops, 0.0, s_.seq_len).lower_bound_s();
+    t.attention_bwd = attention_time(chip, s_.stack.attention, AttentionPassKind::backward, kAttentionBackwardRatio * attention_flops, 0.0,
+                                     s_.seq_len).lower_bound_s();
+    for (const ElementwiseOp& op : work.elementwise) {
+        const double bytes = op.elements * act_bytes;
+        if (!measured) {
+            t.elementwise_fwd += memory_bound_s(chip, "", bytes);
+            continue;
+        }
+        const ElementwiseKernels k = elementwise_kernels(op.kind, s_.stack.fused_elementwise);
+        t.elementwise_fwd += memory_bound_s(chip, k.forward, bytes);
+        t.elementwise_bwd += memory_bound_s(chip, k.backward, bytes * k.backward_bytes_ratio);
+    }
+    if (measured) {
+        // Launches are in each measured kernel; what the framework adds between them is the stack's.
+        const double f = s_.stack.layer_overhead_fraction;
+        t.launches_fwd = f * (t.matmul_fwd + t.attention_fwd + t.elementwise_fwd);
+        t.launches_bwd = f * (t.matmul_bwd + t.attention_bwd + t.elementwise_bwd);
+    } else {
+        const double kernels = d(static_cast<std::int64_t>(work.matmuls.size())) + 8.0;
+        t.launches_fwd = kernels * chip.efficiency.kernel_overhead_s;
+        t.elementwise_bwd = kMatmulBackwardRatio * t.elementwise_fwd;
+        t.launches_bwd = kMatmulBackwardRatio * t.launches_fwd;
+    }
 
     for (const DerivedCollective& c : work.collectives) {
         const CollectiveCost& cc = cost(c);
@@ -130,6 +186,10 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     l.attention_fwd_s = mix([](const LayerTime& t) { return t.attention_fwd; });
     l.elementwise_fwd_s = mix([](const LayerTime& t) { return t.elementwise_fwd; });
     l.launches_fwd_s = mix([](const LayerTime& t) { return t.launches_fwd; });
+    l.matmul_bwd_s = mix([](const LayerTime& t) { return t.matmul_bwd; });
+    l.attention_bwd_s = mix([](const LayerTime& t) { return t.attention_bwd; });
+    l.elementwise_bwd_s = mix([](const LayerTime& t) { return t.elementwise_bwd; });
+    l.launches_bwd_s = mix([](const LayerTime& t) { return t.launches_bwd; });
     l.tensor_comm_fwd_s = mix([](const LayerTime& t) { return t.comm_fwd.tensor; });
     l.tensor_comm_bwd_s = mix([](const LayerTime& t) { return t.comm_bwd.tensor; });
     l.context_comm_fwd_s = mix([](const LayerTime& t) { return t.comm_fwd.context; });
@@ -150,9 +210,21 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     // GEMMs, and the fp32 softmax cross-entropy forward and backward.
     const OutputWork& output = work.output;
     const DerivedMatmul& logits = output.logits;
-    const RooflineTime logits_gemm = gemm_time(s_.chip, {logits.rows, logits.contract, logits.cols, logits.instances, logits.weight_elements},
-                                               {Dtype::bf16, Dtype::bf16, plan.compute});
-    l.logits_s = 3.0 * logits_gemm.lower_bound_s() + output.loss_bytes() / hbm_Bps();
+    const MatmulDtypes dtypes{Dtype::bf16, Dtype::bf16, plan.compute};
+    const RooflineTime logits_gemm = gemm_time(s_.chip, {logits.rows, logits.contract, logits.cols, logits.instances, logits.weight_elements}, dtypes);
+    if (s_.chip.kernels) {
+        // Its input and weight gradients as GEMMs of their own; the loss reads the bf16 logits and
+        // writes their gradient, at the measured rate of the stack's cross-entropy.
+        const RooflineTime dgrad = gemm_time(s_.chip, {logits.rows, logits.cols, logits.contract, 1, logits.weight_elements}, dtypes);
+        const RooflineTime wgrad = gemm_time(s_.chip, {logits.contract, logits.rows, logits.cols, 1, logits.weight_elements}, dtypes);
+        const char* loss = s_.stack.fp32_cross_entropy ? "cross_entropy_fwdbwd_fp32upcast" : "cross_entropy_fwdbwd_bf16";
+        l.logits_s = logits_gemm.lower_bound_s() + dgrad.lower_bound_s() + wgrad.lower_bound_s() +
+                     memory_bound_s(s_.chip, loss, 2.0 * 2.0 * logits.rows * output.vocab_local);
+    } else {
+        l.logits_s = 3.0 * logits_gemm.lower_bound_s() + output.loss_bytes() / hbm_Bps();
+    }
+    l.step_overhead_s = s_.stack.per_step_overhead_s;
+
     // Pipeline: a micro-batch's activations cross each stage boundary forward and back.
     if (pp > 1) {
         DerivedCollective send{"pipeline send", CollectiveKind::permute, {plan.pipeline_axis},
@@ -278,6 +350,7 @@ TrainingReport simulate_training(const TrainingScenario& scenario) {
         {"pipeline sends", part(StepPart::pipeline_sends), network(layout.send_level)},
         {"gradient sync (exposed)", part(StepPart::gradient_sync), network(layout.step_level)},
         {"optimizer step", part(StepPart::optimizer), {knobs.offload_optimizer ? Bound::host_link : Bound::memory, ""}},
+        {"framework overhead (" + scenario.stack.name + ")", part(StepPart::framework), {Bound::latency, ""}},
     };
     double largest = -1;
     for (const auto& c : report.components)

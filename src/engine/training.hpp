@@ -13,6 +13,7 @@
 #include "model/transformer_math.hpp"
 #include "sharding/derive.hpp"
 #include "sharding/strategy.hpp"
+#include "stack/stack.hpp"
 #include "topology/cluster.hpp"
 
 namespace ridgeline {
@@ -42,6 +43,7 @@ struct TrainingJob {
     Cluster cluster;
     double seq_len = 0;
     double global_batch_seqs = 0;
+    Stack stack;  // what software runs it (kernel families, fusion, its overheads)
 };
 
 struct TrainingScenario : TrainingJob {

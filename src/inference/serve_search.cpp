@@ -84,6 +84,7 @@ ServeSearchResult search_serving(const ServeSearchSpace& space) {
         s.model = m;
         s.chip = chip;
         s.strategy = space.strategy;
+        s.stack = space.stack;
         s.cluster = build_cluster(space.hardware, shape);
         s.input_len = space.input_len;
         s.output_len = space.output_len;

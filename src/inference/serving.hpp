@@ -15,6 +15,7 @@
 #include "model/model_spec.hpp"
 #include "scenario/plan.hpp"
 #include "sharding/strategy.hpp"
+#include "stack/stack.hpp"
 #include "topology/cluster.hpp"
 
 namespace ridgeline {
@@ -30,6 +31,7 @@ struct ServedModel {
     ModelSpec model;
     Hardware hardware;
     Strategy strategy;  // kServingStrategy, as loaded from strategies/
+    Stack stack;        // the serving framework (its attention kernel)
 };
 
 struct ServingScenario {
@@ -39,6 +41,7 @@ struct ServingScenario {
     Mesh mesh;      // axes data, expert, tensor, pipeline placed on the cluster
     Plan plan;
     Strategy strategy;      // how the plan's axes split the layer (kServingStrategy)
+    Stack stack;
     double batch_seqs = 1;  // sequences decoded together over the whole deployment
     double input_len = 0;   // prompt tokens per request
     double output_len = 0;  // generated tokens per request

@@ -175,6 +175,14 @@ double JsonObject::positive_number(const std::string& key) {
     return number;
 }
 
+double JsonObject::non_negative_number(const std::string& key) {
+    const auto& value = require(key);
+    if (!value.is_number()) fail(key, "expected a number, found " + type_name(value));
+    const double number = value.get<double>();
+    if (!std::isfinite(number) || number < 0.0) fail(key, "expected a finite number >= 0, found " + value.dump());
+    return number;
+}
+
 double JsonObject::sourced_positive_number(const std::string& key) {
     const auto& value = require(key);
     if (value.is_object()) {

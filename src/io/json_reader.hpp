@@ -37,6 +37,7 @@ public:
     [[nodiscard]] std::vector<std::int64_t> positive_int_list(const std::string& key);
     // Finite numbers > 0. "sourced" fields may be a bare number or {"value": x, "source": "..."}.
     [[nodiscard]] double positive_number(const std::string& key);
+    [[nodiscard]] double non_negative_number(const std::string& key);  // finite, >= 0
     [[nodiscard]] double sourced_positive_number(const std::string& key);
     [[nodiscard]] std::optional<double> optional_sourced_positive_number(const std::string& key);
     [[nodiscard]] JsonObject object(const std::string& key);

@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
 #include "io/json_reader.hpp"
+#include "stack/stack_file.hpp"
 #include "model/model_catalog.hpp"
 
 namespace ridgeline {
@@ -32,6 +33,14 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
     s.hardware = resolve_hardware(root.string("hardware"), data_dir);
     s.chips = root.positive_int("chips");
     s.domains = root.optional_positive_int("nodes").value_or(0);
+    if (const auto stack = root.optional_string("stack")) {
+        try {
+            s.stack = resolve_stack(*stack, data_dir);
+        } catch (const InputError& e) {
+            if (e.origin() != kRequest) throw;  // the stack's own file is broken: that file is named
+            root.fail("stack", e.detail());
+        }
+    }
     s.seq_len = static_cast<double>(root.positive_int("seq_len"));
     const auto seqs = root.optional_positive_int("global_batch_seqs");
     const auto tokens = root.optional_positive_int("global_batch_tokens");

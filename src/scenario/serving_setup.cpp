@@ -5,6 +5,7 @@
 #include "mesh/plan_axes.hpp"
 #include "model/model_catalog.hpp"
 #include "sharding/strategy_file.hpp"
+#include "stack/stack_file.hpp"
 
 namespace ridgeline {
 
@@ -20,8 +21,11 @@ Dtype parse_serving_dtype(const std::string& name, const std::string& flag, bool
     return *dtype;
 }
 
-ServedModel load_served_model(const std::string& model, const std::string& hardware, const std::filesystem::path& data_dir) {
-    return {resolve_model(model, data_dir), resolve_hardware(hardware, data_dir), resolve_strategy(kServingStrategy, data_dir)};
+ServedModel load_served_model(const std::string& model, const std::string& hardware, const std::filesystem::path& data_dir,
+                              const std::string& stack) {
+    ServedModel served{resolve_model(model, data_dir), resolve_hardware(hardware, data_dir), resolve_strategy(kServingStrategy, data_dir), {}};
+    served.stack = stack.empty() ? default_stack(served.hardware.chip, true, data_dir) : resolve_stack(stack, data_dir);
+    return served;
 }
 
 ServingScenario build_serving_scenario(const ServingSetup& setup) {
@@ -30,6 +34,7 @@ ServingScenario build_serving_scenario(const ServingSetup& setup) {
     s.chip = setup.hardware.chip;
     s.plan = setup.plan;
     s.strategy = setup.strategy;
+    s.stack = setup.stack;
     s.batch_seqs = setup.batch_seqs;
     s.input_len = setup.input_len;
     s.output_len = setup.output_len;

@@ -18,9 +18,10 @@ struct ServingSetup : ServedModel {
     double output_len = 0;
 };
 
-// The model, the hardware and the serving strategy by name or file (catalog lookups).
+// The model, the hardware, the serving strategy and the stack by name or file (catalog lookups;
+// an empty stack: the chip's serving default).
 [[nodiscard]] ServedModel load_served_model(const std::string& model, const std::string& hardware,
-                                            const std::filesystem::path& data_dir);
+                                            const std::filesystem::path& data_dir, const std::string& stack = "");
 
 // InputError naming the flag when the degrees do not multiply to the chips or do not divide the model.
 [[nodiscard]] ServingScenario build_serving_scenario(const ServingSetup& setup);

@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "mesh/plan_axes.hpp"
 #include "sharding/strategy_file.hpp"
+#include "stack/stack_file.hpp"
 
 namespace ridgeline {
 
@@ -122,6 +123,7 @@ TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::
     scenario.chip = setup.hardware.chip;
     scenario.seq_len = setup.seq_len;
     scenario.global_batch_seqs = setup.global_batch_seqs;
+    scenario.stack = setup.stack ? *setup.stack : default_stack(setup.hardware.chip, false, data_dir);
     scenario.plan = make_training_plan(p, setup.chips, setup.global_batch_seqs, setup.model, setup.hardware.chip, origin);
     scenario.strategy = resolve_strategy(p.strategy.empty() ? default_strategy_name(p) : p.strategy, data_dir);
     apply_zero_stage(scenario.strategy, scenario.plan.zero_stage);

@@ -22,6 +22,7 @@ struct TrainingSetup {
     double seq_len = 0;
     double global_batch_seqs = 0;
     Plan plan;
+    std::optional<Stack> stack;  // empty: the chip's default (default_stack_name)
 };
 
 // The plan's axes, batch split and knobs, checked against the chips, batch, model and chip.

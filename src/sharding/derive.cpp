@@ -404,10 +404,14 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
     // reads two streams and writes one (counted as two passes), each GEMM output is read and
     // written again (bias, activation, cast), routed tokens are permuted into expert order and back.
     const double stream = work.local_tokens * Dm;
-    work.elementwise = {{"norms", 4.0 * stream}, {"residual adds", 4.0 * stream}};
+    // The gated activation follows the up projections, RoPE the query/key projections.
+    using K = ElementwiseKind;
+    work.elementwise = {{"norms", 4.0 * stream, K::norm}, {"residual adds", 4.0 * stream, K::residual_add}};
     for (const DerivedMatmul& m : work.matmuls) {
-        work.elementwise.push_back({m.name + " epilogue", 2.0 * m.rows * m.cols * m.instances});
-        if (m.routed) work.elementwise.push_back({m.name + " token permute", 4.0 * m.rows * m.contract * m.instances});
+        const bool up = m.name.ends_with("mlp_in") || m.name == "experts_in";
+        const bool rotary = m.name == "qkv" || m.name == "q" || m.name == "q_up" || m.name == "kv_down";
+        work.elementwise.push_back({m.name + " epilogue", 2.0 * m.rows * m.cols * m.instances, up ? K::activation : (rotary ? K::rope : K::copy)});
+        if (m.routed) work.elementwise.push_back({m.name + " token permute", 4.0 * m.rows * m.contract * m.instances, K::copy});
     }
     return work;
 }

@@ -58,10 +58,14 @@ struct AttentionCore {
     }
 };
 
+// Which memory-bound kernel an op is, so that a chip's measured rates can price it.
+enum class ElementwiseKind { norm, residual_add, activation, rope, copy };
+
 // A memory-bound kernel of the forward pass: elements it reads and writes, at the activations' width.
 struct ElementwiseOp {
     std::string name;
     double elements = 0;
+    ElementwiseKind kind = ElementwiseKind::copy;
 };
 
 struct LayerWork {

@@ -42,6 +42,7 @@ struct RunRecord : Degrees {
     // measured
     std::optional<double> tokens_per_s, step_time_s, mfu, tflops_per_device, peak_memory_bytes, output_tokens_per_s;
     std::string flops_accounting;
+    std::string framework, framework_version;  // software that ran (empty: not stated)
     std::vector<std::string> assumed;
 };
 

@@ -28,6 +28,7 @@ public:
         return *it;
     }
     bool is_null(const std::string& key) { return at(key).is_null(); }
+    [[nodiscard]] bool has(const std::string& key) const { return object_.contains(key); }
     std::string text(const std::string& key) {
         const auto& v = at(key);
         if (!v.is_string()) fail(key, "expected a string");
@@ -196,6 +197,13 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
         if (r.mfu && *r.mfu >= 1.0) m.fail("mfu.value", "expected a fraction below 1");
     }
     r.flops_accounting = f.text("flops_accounting");
+    if (f.has("software")) {  // records written before the field name no framework: the chip's default stack
+        Fields w = f.object("software");
+        r.framework = w.text("framework");
+        r.framework_version = w.text_or_null("version").value_or("");
+        (void)w.text("note");
+        w.finish();
+    }
     {
         const auto& assumed = f.at("assumed");
         if (!assumed.is_array()) f.fail("assumed", "expected an array of dotted paths");

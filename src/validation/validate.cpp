@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
 #include "scenario/training_setup.hpp"
+#include "stack/stack_file.hpp"
 
 namespace ridgeline {
 
@@ -60,6 +61,9 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
         setup.domains = r.count / *r.nvlink_domain;
     setup.seq_len = static_cast<double>(r.seq_len);
     setup.global_batch_seqs = static_cast<double>(*r.global_batch_seqs);
+    // The stack the record's framework names (stacks list frameworks as aliases); others run the chip's default.
+    if (!r.framework.empty())
+        if (const auto entry = io::find_entry(list_stacks(data_dir), r.framework)) setup.stack = load_stack_file(entry->file);
     Plan& p = setup.plan;
     static_cast<Degrees&>(p) = r;
     p.etp = r.etp.value_or(0);

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Fit each software stack's free parameters (stacks/*.json "fitted") on published training runs.
+
+Kernel efficiencies are the chips' and measured (hardware/chips/*.json "kernels"); they are never
+refitted here. What no kernel measurement shows is the stack's: the time its framework adds around
+each layer's kernels (`layer_overhead_fraction`) and once per step (`per_step_overhead_s`). For
+every stack with records on chips whose kernels are measured, a coordinate descent over bounded
+grids minimises median |error| + 0.5 x p90 |error| of `ridgeline validate` on those records. The
+values are written back with their origin.
+
+usage: scripts/fit_stacks.py [RUNS] [--ridgeline build/ridgeline] [--write]
+"""
+import argparse
+import datetime
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GRIDS = {
+    "layer_overhead_fraction": [0.02 * i for i in range(41)],
+    "per_step_overhead_s": [0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0],
+}
+MIN_RECORDS = 5
+
+
+def chips_with_kernels():
+    names = set()
+    for name in os.listdir(os.path.join(ROOT, "hardware", "chips")):
+        chip = json.load(open(os.path.join(ROOT, "hardware", "chips", name)))
+        if "kernels" in chip:
+            names.add(chip["name"])
+            names.update(chip.get("aliases", []))
+    return names
+
+
+def stack_of(framework, stacks):
+    for name, doc in stacks.items():
+        if framework == name or framework in doc.get("aliases", []):
+            return name
+    return None
+
+
+def evaluate(ridgeline, data_dir, runs_path):
+    out = subprocess.run([ridgeline, "--data-dir", data_dir, "validate", runs_path, "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    summary = json.loads(out)["summary"]
+    return summary["median_abs_error"] + 0.5 * summary["p90_abs_error"], summary
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("runs", nargs="?", default=os.path.join(ROOT, "tests/data/runs/published-runs-dev.json"))
+    parser.add_argument("--ridgeline", default=os.path.join(ROOT, "build/ridgeline"))
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+
+    runs = json.load(open(args.runs))
+    stacks = {f[:-5]: json.load(open(os.path.join(ROOT, "stacks", f))) for f in os.listdir(os.path.join(ROOT, "stacks"))}
+    measured = chips_with_kernels()
+    # The records' accelerator names as the run files spell them (h100-sxm, b200, ...).
+    tmp = tempfile.mkdtemp()
+    try:
+        for folder in ("hardware", "models", "strategies", "stacks"):
+            shutil.copytree(os.path.join(ROOT, folder), os.path.join(tmp, folder))
+        for name in sorted(stacks):
+            records = [r for r in runs["records"] if r.get("kind") == "train" and
+                       stack_of(r.get("software", {}).get("framework"), stacks) == name and
+                       r["hardware"]["accelerator"] in measured]
+            if len(records) < MIN_RECORDS:
+                continue
+            subset = os.path.join(tmp, name + "-runs.json")
+            json.dump({**runs, "records": records}, open(subset, "w"))
+            stack_path = os.path.join(tmp, "stacks", name + ".json")
+            doc = json.load(open(stack_path))
+            params = dict(doc["fitted"])
+            best, summary = evaluate(args.ridgeline, tmp, subset)
+            for _ in range(3):
+                improved = False
+                for key, grid in GRIDS.items():
+                    for value in grid:
+                        trial = dict(params, **{key: value})
+                        doc["fitted"] = trial
+                        json.dump(doc, open(stack_path, "w"))
+                        score, s = evaluate(args.ridgeline, tmp, subset)
+                        if score < best - 1e-9:
+                            best, summary, params, improved = score, s, trial, True
+                doc["fitted"] = params
+                json.dump(doc, open(stack_path, "w"))
+                if not improved:
+                    break
+            origin = ("fitted by scripts/fit_stacks.py on %s (%d training records of this stack on chips with measured kernels: "
+                      "median |error| %.1f%%, p90 %.1f%%), %s" % (os.path.relpath(args.runs, ROOT), summary["count"],
+                                                                  100 * summary["median_abs_error"], 100 * summary["p90_abs_error"],
+                                                                  datetime.date.today().isoformat()))
+            params["origin"] = origin
+            print(name, json.dumps(params))
+            if args.write:
+                path = os.path.join(ROOT, "stacks", name + ".json")
+                out = json.load(open(path))
+                out["fitted"] = {"origin": origin, "per_step_overhead_s": params["per_step_overhead_s"],
+                                 "layer_overhead_fraction": round(params["layer_overhead_fraction"], 4)}
+                with open(path, "w") as f:
+                    json.dump(out, f, indent=2)
+                    f.write("\n")
+    finally:
+        shutil.rmtree(tmp)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,28 @@
+#pragma once
+// A software stack as data (stacks/*.json): what a framework runs on a chip — which attention
+// kernel, whether the memory-bound kernels are fused, how the loss is computed — and the few
+// overheads of its own that no kernel measurement shows, fitted on published runs with their
+// origin stored. Kernel efficiencies are the chip's (hardware files, "kernels"), never the stack's.
+#include <string>
+
+namespace ridgeline {
+
+struct Stack {
+    std::string name;
+    std::string description;
+    std::string attention = "cudnn";  // kernel family, as the chip's kernels.attention names it
+    // Eager frameworks run each norm, activation and RoPE as its own kernel, at the rates measured
+    // for eager PyTorch; fused ones (Transformer Engine, torch.compile, XLA) move the same bytes
+    // at the rate of a plain copy.
+    bool fused_elementwise = true;
+    bool fp32_cross_entropy = false;  // the loss upcasts the logits to fp32 (eager cross-entropy)
+    double per_step_overhead_s = 0;   // fitted: once per optimizer step (host work, synchronisation)
+    double layer_overhead_fraction = 0;  // fitted: of each layer's compute (launch gaps, framework work)
+    std::string fitted_origin;           // where the fitted parameters come from
+};
+
+// The stack a chip runs when none is named: Megatron-Core for training and vLLM for serving on
+// GPUs, MaxText on TPUs.
+[[nodiscard]] const char* default_stack_name(bool tpu, bool serving = false);
+
+}  // namespace ridgeline

@@ -1,0 +1,53 @@
+#include "stack/stack_file.hpp"
+
+#include <tuple>
+
+#include "core/error.hpp"
+#include "io/json_reader.hpp"
+
+namespace ridgeline {
+
+const char* default_stack_name(bool tpu, bool serving) {
+    if (tpu) return "maxtext";
+    return serving ? "vllm" : "megatron-core";
+}
+
+Stack load_stack_file(const std::filesystem::path& path) {
+    io::JsonFile file(path, "ridgeline.stack/1");
+    io::JsonObject& root = file.root();
+    Stack stack;
+    std::tie(stack.name, stack.description) = io::read_named(root);
+    stack.attention = root.string("attention");
+    const std::string elementwise = root.string("elementwise");
+    if (elementwise != "fused" && elementwise != "eager") root.fail("elementwise", "expected \"fused\" or \"eager\", found \"" + elementwise + "\"");
+    stack.fused_elementwise = elementwise == "fused";
+    stack.fp32_cross_entropy = root.boolean("fp32_cross_entropy", false);
+    auto fitted = root.object("fitted");
+    stack.fitted_origin = fitted.string("origin");
+    stack.per_step_overhead_s = fitted.non_negative_number("per_step_overhead_s");
+    stack.layer_overhead_fraction = fitted.non_negative_number("layer_overhead_fraction");
+    if (stack.layer_overhead_fraction > 1.0) fitted.fail("layer_overhead_fraction", "expected at most 1 (a layer's compute again)");
+    fitted.finish();
+    root.allow("notes");
+    root.finish();
+    return stack;
+}
+
+std::vector<CatalogEntry> list_stacks(const std::filesystem::path& data_dir) { return io::list_catalog(data_dir / "stacks"); }
+
+Stack resolve_stack(const std::string& name_or_path, const std::filesystem::path& data_dir) {
+    if (io::looks_like_path(name_or_path)) return load_stack_file(name_or_path);
+    const auto stacks = list_stacks(data_dir);
+    if (const auto entry = io::find_entry(stacks, name_or_path)) return load_stack_file(entry->file);
+    throw InputError(kRequest, "stack", "unknown stack \"" + name_or_path + "\"; known: " + io::known_names(stacks));
+}
+
+}  // namespace ridgeline
+
+namespace ridgeline {
+
+Stack default_stack(const ChipSpec& chip, bool serving, const std::filesystem::path& data_dir) {
+    return resolve_stack(default_stack_name(chip.kind == ChipKind::tpu, serving), data_dir);
+}
+
+}  // namespace ridgeline

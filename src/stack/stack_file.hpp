@@ -1,0 +1,20 @@
+#pragma once
+// Loading stacks/*.json (format ridgeline.stack/1).
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "hardware/chip.hpp"
+#include "io/catalog_lookup.hpp"
+#include "stack/stack.hpp"
+
+namespace ridgeline {
+
+[[nodiscard]] Stack load_stack_file(const std::filesystem::path& path);
+// InputError listing the known stacks when the name is unknown.
+[[nodiscard]] Stack resolve_stack(const std::string& name_or_path, const std::filesystem::path& data_dir);
+// The stack a chip runs when none is named (default_stack_name).
+[[nodiscard]] Stack default_stack(const ChipSpec& chip, bool serving, const std::filesystem::path& data_dir);
+[[nodiscard]] std::vector<CatalogEntry> list_stacks(const std::filesystem::path& data_dir);
+
+}  // namespace ridgeline
