@@ -522,3 +522,54 @@ TEST_CASE("validate: serving records carry output tokens/s and are summarised ap
     CHECK(doc["summary"]["serve"]["count"] == 8);
     CHECK(doc["summary"]["count"] == 0);
 }
+
+TEST_CASE("software stacks: each shipped one loads and runs where its attention kernel is measured; bad ones are refused") {
+    for (const auto& entry : std::filesystem::directory_iterator(ridgeline::test::source_dir() / "stacks")) {
+        const json stack = read_json(entry.path());
+        CAPTURE(entry.path().string());
+        CHECK(stack["fitted"]["origin"].get<std::string>().size() > 10);  // every fitted number says where it comes from
+        const auto r = run_ridgeline("train --model llama3-8b --hardware dgx-h100 --chips 8 --stack " + stack["name"].get<std::string>() + " --json");
+        const std::string family = stack["attention"];
+        if (family == "cudnn" || family == "flash-attention-2") {
+            REQUIRE(r.exit_code == 0);
+            CHECK(json::parse(r.out)["stack"]["name"] == stack["name"]);
+        } else {  // a kernel family the H100 has no measurements of is refused, naming the measured ones
+            CHECK(r.exit_code == 2);
+            CHECK(r.err.find("kernels.attention." + family) != std::string::npos);
+            CHECK(r.err.find("flash-attention-2") != std::string::npos);
+        }
+    }
+    expect_refusal("train --model llama3-8b --hardware dgx-h100 --chips 8 --stack nope", {"--stack", "megatron-core", "vllm"});
+    expect_refusal("serve --model llama3-8b --hardware h100 --input-len 100 --output-len 10 --stack nope", {"--stack", "tensorrt-llm"});
+    json bad = read_json(ridgeline::test::source_dir() / "stacks" / "pytorch-eager.json");
+    bad["elementwise"] = "sometimes";
+    expect_refusal("train --model llama3-8b --hardware dgx-h100 --chips 8 --stack " + write_file("bad-stack.json", bad.dump()), {"bad-stack.json", "elementwise"});
+    bad = read_json(ridgeline::test::source_dir() / "stacks" / "pytorch-eager.json");
+    bad["fitted"]["layer_overhead_fraction"] = -0.1;
+    expect_refusal("train --model llama3-8b --hardware dgx-h100 --chips 8 --stack " + write_file("bad-stack2.json", bad.dump()), {"bad-stack2.json", "fitted.layer_overhead_fraction"});
+    json scenario = read_json(ridgeline::test::source_dir() / "scenarios" / "llama3-70b-tpu-v5p-512.json");
+    scenario["stack"] = "nope";
+    expect_refusal("train --scenario " + write_file("stack-scenario.json", scenario.dump()), {"stack-scenario.json", "stack", "maxtext"});
+}
+
+TEST_CASE("the stack's attention kernel prices attention at its measured rate: FlashAttention-2 against cuDNN on the H100") {
+    // Measured on the H100 at seq 4096 (forward + backward): FA2 7.19 ms, cuDNN 4.19 ms.
+    double fa2_s = 0, cudnn_s = 0;
+    const json measured = read_json(ridgeline::test::data_file("reference/gpu-kernels-h100.json"));
+    for (const auto& a : measured["attention"])
+        if (a["seq"].get<int>() == 4096) {
+            if (a["kernel"].get<std::string>() == "cudnn") cudnn_s = a["forward_backward_s"].get<double>();
+            else fa2_s = a["forward_backward_s"].get<double>();
+        }
+    REQUIRE(fa2_s > 0);
+    REQUIRE(cudnn_s > 0);
+    const auto attention_s = [](const std::string& stack) {
+        const json doc = json::parse(
+            run_ridgeline("train --model llama3-8b --hardware dgx-h100 --chips 8 --seq-len 4096 --stack " + stack + " --json").out);
+        for (const auto& c : doc["breakdown"])
+            if (c["name"] == "attention") return c["time_s"].get<double>();
+        return 0.0;
+    };
+    // pytorch-compile and torchtitan differ from megatron-core in their kernels only where attention is concerned.
+    CHECK(attention_s("torchtitan") / attention_s("megatron-core") == doctest::Approx(fa2_s / cudnn_s).epsilon(0.05));
+}

@@ -2,6 +2,7 @@
 
 #include "report/bound_text.hpp"
 #include "report/reports.hpp"
+#include "report/software_text.hpp"
 #include "report/table.hpp"
 
 namespace ridgeline::report {
@@ -62,7 +63,7 @@ std::string serve_table(const ServingScenario& s, const ServingReport& r, const 
     std::string text = "Serving " + s.model.name + " on " + std::to_string(s.cluster.chips()) + " x " + s.chip.name + " (" +
                        s.cluster.name + "): " + plan_text(s.plan) + "\n" + "batch " + fixed(s.batch_seqs, 0) +
                        " sequences (" + fixed(s.batch_per_replica(), 0) + " per replica), prompt " + fixed(s.input_len, 0) +
-                       " tokens, output " + fixed(s.output_len, 0) + " tokens\n\n";
+                       " tokens, output " + fixed(s.output_len, 0) + " tokens\n" + software_line(s.chip, s.stack) + "\n";
     Table prefill({"prefill of one prompt, per chip", "amount", "time"});
     phase_rows(prefill, r.prefill);
     text += prefill.render() + "time to first token " + seconds(r.prefill.time_s) + ", bound: " + limit_text(r.prefill.bound) + "\n\n";
@@ -123,6 +124,7 @@ std::string serve_json(const ServingScenario& s, const ServingReport& r, const S
     doc["chip"] = s.chip.name;
     doc["cluster"] = s.cluster.name;
     doc["chips"] = s.cluster.chips();
+    doc["stack"] = {{"name", s.stack.name}, {"attention", s.stack.attention}, {"kernels", kernels_source(s.chip)}};
     doc["plan"] = {{"tp", s.plan.tp}, {"pp", s.plan.pp}, {"ep", s.plan.ep}, {"dp", s.plan.dp},
                    {"weights_dtype", dtype_name(s.plan.weights)}, {"kv_dtype", dtype_name(s.plan.kv_cache)}};
     doc["batch_seqs"] = s.batch_seqs;

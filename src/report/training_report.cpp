@@ -4,6 +4,7 @@
 #include "report/bound_text.hpp"
 #include "report/json_documents.hpp"
 #include "report/reports.hpp"
+#include "report/software_text.hpp"
 #include "report/table.hpp"
 
 namespace ridgeline::report {
@@ -26,7 +27,7 @@ std::string training_table(const TrainingScenario& s, const TrainingReport& r, d
                        "seq " + fixed(s.seq_len, 0) + ", global batch " + fixed(s.global_batch_seqs, 0) + " sequences (" +
                        si(r.tokens_per_step) + " tokens), micro-batch " + fixed(s.plan.micro_batch_seqs, 0) + " x " +
                        fixed(s.plan.microbatches, 0) + " per replica, recompute " + recompute_name(s.plan.recompute) + ", " +
-                       std::string(dtype_name(s.plan.compute)) + "\n\n";
+                       std::string(dtype_name(s.plan.compute)) + "\n" + software_line(s.chip, s.stack) + "\n";
     Table steps({"component", "time per step", "share", "bound"});
     for (const auto& c : r.components) {
         if (c.time_s <= 0) continue;
@@ -67,6 +68,7 @@ nlohmann::json training_document(const TrainingScenario& s, const TrainingReport
     doc["cluster"] = s.cluster.name;
     doc["chips"] = s.cluster.chips();
     doc["strategy"] = s.strategy.name;
+    doc["stack"] = {{"name", s.stack.name}, {"attention", s.stack.attention}, {"kernels", kernels_source(s.chip)}};
     for (const auto& placed : s.mesh.axes) doc["plan"]["axes"][placed.axis.name] = placed.axis.size;
     doc["plan"]["micro_batch_seqs"] = s.plan.micro_batch_seqs;
     doc["plan"]["microbatches"] = s.plan.microbatches;
