@@ -119,3 +119,23 @@ TEST_CASE("roofline --matmul --json reports the kernel model's prediction beside
     CHECK(tpu_doc["predicted_s"].is_null());
     CHECK(tpu_doc["predicted_note"].get<std::string>().find("no measured kernel model") != std::string::npos);
 }
+
+TEST_CASE("kernel model: grouped (MoE) expert GEMMs, 16 to 4,096 rows per expert, from the dense GEMM model alone") {
+    // Nothing is fitted on grouped GEMMs: below ~256 rows per expert they stream every expert's
+    // weights, above it they run as dense GEMMs of their rows. Forward [M, K] x [K, N]; the input
+    // gradient [M, N] x [N, K] reads the weights; the weight gradient [K, M] x [M, N] writes them.
+    const ChipSpec chip = resolve_hardware("h100-sxm", test::source_dir()).chip;
+    const MatmulDtypes bf16{Dtype::bf16, Dtype::bf16, Dtype::bf16};
+    std::vector<double> errors;
+    for (const auto& g : measurements()["grouped_gemm"]) {
+        const double e = g["experts"], m = g["rows_per_expert"], k = g["K"], n = g["N"];
+        const std::string pass = g["pass"];
+        const Gemm gemm = pass == "fwd" ? Gemm{m, k, n, e, e * k * n} : pass == "dgrad" ? Gemm{m, n, k, e, e * k * n} : Gemm{k, m, n, e, 0};
+        errors.push_back(std::abs(gemm_time(chip, gemm, bf16).lower_bound_s() / g["seconds"].get<double>() - 1.0));
+    }
+    CHECK(errors.size() == 96);
+    std::sort(errors.begin(), errors.end());
+    MESSAGE("H100 grouped GEMMs: " << errors.size() << " cases, median |error| " << 100 * median(errors) << "%, max " << 100 * errors.back() << "%");
+    CHECK(median(errors) <= 0.15);
+    CHECK(errors.back() <= 0.30);
+}

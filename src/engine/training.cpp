@@ -105,10 +105,10 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
         const RooflineTime time = gemm_time(chip, {m.rows, m.contract, m.cols, m.instances, m.weight_elements}, dtypes);
         t.matmul_fwd += time.lower_bound_s();
         t.matmul_memory_bound = t.matmul_memory_bound || time.memory_s > time.compute_s;
-        // Backward: the input gradient [rows, cols] x [cols, contract] and the weight gradient
-        // [contract, rows] x [rows, cols], each a GEMM of the forward's FLOPs.
+        // Backward: the input gradient [rows, cols] x [cols, contract] (reading the weights) and the
+        // weight gradient [contract, rows] x [rows, cols] (writing them), each of the forward's FLOPs.
         t.matmul_bwd += measured ? gemm_time(chip, {m.rows, m.cols, m.contract, m.instances, m.weight_elements}, dtypes).lower_bound_s() +
-                                       gemm_time(chip, {m.contract, m.rows, m.cols, m.instances, m.weight_elements}, dtypes).lower_bound_s()
+                                       gemm_time(chip, {m.contract, m.rows, m.cols, m.instances, 0.0}, dtypes).lower_bound_s()
                                  : kMatmulBackwardRatio * time.lower_bound_s();
         if (measured && dtypes.compute == Dtype::fp8) {
             // fp8 GEMMs quantise what they read (Transformer Engine): the input is cast forward
@@ -216,7 +216,7 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
         // Its input and weight gradients as GEMMs of their own; the loss reads the bf16 logits and
         // writes their gradient, at the measured rate of the stack's cross-entropy.
         const RooflineTime dgrad = gemm_time(s_.chip, {logits.rows, logits.cols, logits.contract, 1, logits.weight_elements}, dtypes);
-        const RooflineTime wgrad = gemm_time(s_.chip, {logits.contract, logits.rows, logits.cols, 1, logits.weight_elements}, dtypes);
+        const RooflineTime wgrad = gemm_time(s_.chip, {logits.contract, logits.rows, logits.cols, 1, 0.0}, dtypes);
         const char* loss = s_.stack.fp32_cross_entropy ? "cross_entropy_fwdbwd_fp32upcast" : "cross_entropy_fwdbwd_bf16";
         l.logits_s = logits_gemm.lower_bound_s() + dgrad.lower_bound_s() + wgrad.lower_bound_s() +
                      memory_bound_s(s_.chip, loss, 2.0 * 2.0 * logits.rows * output.vocab_local);
