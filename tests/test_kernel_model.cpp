@@ -139,3 +139,31 @@ TEST_CASE("kernel model: grouped (MoE) expert GEMMs, 16 to 4,096 rows per expert
     CHECK(median(errors) <= 0.15);
     CHECK(errors.back() <= 0.30);
 }
+
+TEST_CASE("roofline --model --stack: each op's predicted time; LLaMA-3 8B's attention is the measured H100 kernel's") {
+    // LLaMA-3 8B attention is the reference's shape: 32 query and 8 KV heads of 128, causal.
+    for (const auto& [stack, family] : {std::pair{"pytorch-eager", "flash-attention-2"}, std::pair{"megatron-core", "cudnn"}}) {
+        double measured_s = 0;
+        for (const auto& a : measurements()["attention"])
+            if (a["kernel"] == family && a["seq"] == 4096) measured_s = a["forward_s"];
+        REQUIRE(measured_s > 0);
+        const auto r = test::run_ridgeline(std::string("roofline --model llama3-8b --hardware h100 --phase prefill --seq-len 4096 --batch 4 --json --stack ") + stack);
+        REQUIRE(r.exit_code == 0);
+        const auto doc = nlohmann::json::parse(r.out);
+        CHECK(doc["stack"] == stack);
+        double layer_s = 0;
+        for (const auto& op : doc["ops"]) {
+            REQUIRE(op["predicted_s"].is_number());
+            CHECK(op["predicted_s"].get<double>() >= 0.99 * op["time_s"].get<double>());  // never faster than the ideal roofline
+            layer_s += op["predicted_s"].get<double>();
+            if (op["name"] == "attention") CHECK(std::abs(op["predicted_s"].get<double>() / measured_s - 1.0) < 0.10);
+        }
+        CHECK(doc["layer"]["predicted_s"].get<double>() == doctest::Approx(layer_s));
+    }
+    // No measured kernels: no predictions, and the report says why.
+    const auto tpu = test::run_ridgeline("roofline --model llama3-8b --hardware tpu-v5e --phase prefill --seq-len 4096 --json");
+    REQUIRE(tpu.exit_code == 0);
+    const auto doc = nlohmann::json::parse(tpu.out);
+    CHECK(doc["layer"]["predicted_s"].is_null());
+    CHECK(doc["predicted_note"].get<std::string>().find("no measured kernels") != std::string::npos);
+}

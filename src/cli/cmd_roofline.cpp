@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "stack/stack_file.hpp"
 #include "core/error.hpp"
 #include "engine/roofline.hpp"
 #include "engine/layer_ops.hpp"
@@ -11,6 +12,7 @@
 #include "io/quantity_text.hpp"
 #include "model/model_catalog.hpp"
 #include "report/reports.hpp"
+#include "report/software_text.hpp"
 
 namespace ridgeline::cli {
 
@@ -52,6 +54,7 @@ void add_roofline_command(CLI::App& app, const GlobalOptions& options) {
         double batch = 1;
         double seq_len = 8192;
         bool json = false;
+        std::string stack;
     };
     auto flags = std::make_shared<Flags>();
     CLI::App* command = app.add_subcommand(
@@ -68,6 +71,7 @@ void add_roofline_command(CLI::App& app, const GlobalOptions& options) {
     command->add_option("--seq-len", flags->seq_len, "with --model: tokens per sequence (decode: context length)")
         ->check(CLI::Range(1.0, 1e8));
     command->add_option("--kv-dtype", flags->kv_dtype, "with --model --phase decode: KV cache dtype");
+    command->add_option("--stack", flags->stack, "software stack for --model's predicted times (default: the chip's, for the phase)");
     command->add_flag("--json", flags->json, "print one JSON document (schema ridgeline.roofline/1)");
 
     command->callback([flags, &options] {
@@ -90,7 +94,12 @@ void add_roofline_command(CLI::App& app, const GlobalOptions& options) {
             if (!hardware.chip.supports(query.compute))
                 throw InputError("--dtype", "", hardware.chip.name + " has no " + std::string(dtype_name(query.compute)) +
                                                     " arithmetic");
-            query.layer = place_on_roofline(hardware.chip, layer_ops(model, query.workload), query.compute);
+            const Stack stack = flags->stack.empty() ? default_stack(hardware.chip, query.workload.phase != Phase::training, options.data_dir)
+                                                     : resolve_stack(flags->stack, options.data_dir);
+            const KernelPricing pricing{hardware.chip, stack};
+            query.layer = place_on_roofline(hardware.chip, layer_ops(model, query.workload, &pricing), query.compute);
+            query.stack = stack.name;
+            query.kernels_note = "kernels: " + report::kernels_source(hardware.chip);
             std::cout << (flags->json ? report::layer_json(hardware, query) : report::layer_table(hardware, query))
                       << "\n";
             return;

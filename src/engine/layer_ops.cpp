@@ -1,5 +1,7 @@
 #include "engine/layer_ops.hpp"
 
+#include "engine/elementwise_kernels.hpp"
+
 namespace ridgeline {
 
 const char* phase_name(Phase phase) {
@@ -26,7 +28,7 @@ LayerRoofline place_on_roofline(const ChipSpec& chip, const std::vector<LayerOp>
     return layer;
 }
 
-std::vector<LayerOp> layer_ops(const ModelSpec& model, const LayerWorkload& w) {
+std::vector<LayerOp> layer_ops(const ModelSpec& model, const LayerWorkload& w, const KernelPricing* pricing) {
     const bool decode = w.phase == Phase::decode;
     MicroBatch pass;
     pass.micro_batch_seqs = w.sequences;
@@ -34,15 +36,19 @@ std::vector<LayerOp> layer_ops(const ModelSpec& model, const LayerWorkload& w) {
     pass.context_len = decode ? w.seq_len : 0.0;
     const Strategy unsharded;  // every tensor whole on one chip
     const double act = bytes_per_element(w.activations), weight = bytes_per_element(w.weights);
+    const bool priced = pricing != nullptr && pricing->chip.kernels.has_value();
+    const MatmulDtypes dtypes{w.activations, w.weights, w.activations};
     std::vector<LayerOp> ops;
     // Ops of the same name in dense and MoE layers (projections, attention) are one op of the average layer.
     const auto add = [&](LayerOp op, double fraction) {
         op.flops *= fraction;
         op.bytes *= fraction;
+        if (op.predicted_s) *op.predicted_s *= fraction;
         for (LayerOp& known : ops)
             if (known.name == op.name) {
                 known.flops += op.flops;
                 known.bytes += op.bytes;
+                if (known.predicted_s && op.predicted_s) *known.predicted_s += *op.predicted_s;
                 return;
             }
         ops.push_back(std::move(op));
@@ -53,13 +59,26 @@ std::vector<LayerOp> layer_ops(const ModelSpec& model, const LayerWorkload& w) {
             // The attention core sits between the q/k/v projections and the output projection.
             if (m.name == "out" && !attention_added) {
                 const AttentionCore& a = work.attention;
-                add({"attention", a.flops, a.hbm_bytes(pass.context_len, act, bytes_per_element(w.kv_cache)), true}, fraction);
+                LayerOp core{"attention", a.flops, a.hbm_bytes(pass.context_len, act, bytes_per_element(w.kv_cache)), true, {}};
+                if (priced)
+                    core.predicted_s = attention_time(pricing->chip, pricing->stack.attention, AttentionPassKind::forward, core.flops,
+                                                      core.bytes, decode ? 0.0 : w.seq_len)
+                                           .lower_bound_s();
+                add(core, fraction);
                 attention_added = true;
             }
-            add({m.name, m.flops(), act * (m.rows * m.contract + m.rows * m.cols) * m.instances + weight * m.weight_elements, false},
-                fraction);
+            LayerOp op{m.name, m.flops(), act * (m.rows * m.contract + m.rows * m.cols) * m.instances + weight * m.weight_elements, false, {}};
+            if (priced) op.predicted_s = gemm_time(pricing->chip, {m.rows, m.contract, m.cols, m.instances, m.weight_elements}, dtypes).lower_bound_s();
+            add(op, fraction);
         }
-        add({"elementwise (norms, residuals, epilogues)", 0, act * work.elementwise_elements(), false}, fraction);
+        LayerOp elementwise{"elementwise (norms, residuals, epilogues)", 0, act * work.elementwise_elements(), false, {}};
+        if (priced) {
+            double s = 0;
+            for (const ElementwiseOp& e : work.elementwise)
+                s += memory_bound_s(pricing->chip, elementwise_kernels(e.kind, pricing->stack.fused_elementwise).forward, act * e.elements);
+            elementwise.predicted_s = s;
+        }
+        add(elementwise, fraction);
     };
     const double dense_fraction = static_cast<double>(model.dense_layers()) / static_cast<double>(model.n_layers);
     if (dense_fraction > 0) add_layer(derive_layer_work(model, unsharded, {}, pass, false), dense_fraction);

@@ -3,6 +3,7 @@
 // roofline: a training/prefill micro-batch (causal attention over the sequence) or one decode step
 // (one new token per sequence, attention reading the KV cache). The ops are the layer model's
 // (sharding/derive.hpp) on one unsharded chip.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "engine/roofline.hpp"
 #include "model/model_spec.hpp"
 #include "sharding/derive.hpp"
+#include "stack/stack.hpp"
 
 namespace ridgeline {
 
@@ -30,11 +32,22 @@ struct LayerOp {
     double flops = 0;
     double bytes = 0;       // HBM traffic: weights, activations in and out, KV cache
     bool attention_core = false;
+    std::optional<double> predicted_s;  // the chip's measured kernels under the stack (forward)
+};
+
+// What runs the ops, for their predicted times: a chip with measured kernels and the stack that
+// picks the attention kernel and fuses (or not) the elementwise ops.
+struct KernelPricing {
+    const ChipSpec& chip;
+    const Stack& stack;
 };
 
 // Ops of an average layer (an MoE model's dense and MoE layers weighted by their counts): the
-// projections, the fused attention core, the MLP or router, shared and touched experts.
-[[nodiscard]] std::vector<LayerOp> layer_ops(const ModelSpec& model, const LayerWorkload& workload);
+// projections, the fused attention core, the MLP or router, shared and touched experts, and the
+// memory-bound kernels. With `pricing` on a chip whose kernels are measured, each op's predicted
+// time too (InputError where the stack's attention kernel is unmeasured there).
+[[nodiscard]] std::vector<LayerOp> layer_ops(const ModelSpec& model, const LayerWorkload& workload,
+                                             const KernelPricing* pricing = nullptr);
 
 // Each op against the chip's peak for `compute` and its HBM bandwidth.
 struct PlacedOp {

@@ -6,6 +6,7 @@
 #include "collective/collective_memo.hpp"
 #include "collective/link_bytes.hpp"
 #include "core/error.hpp"
+#include "engine/elementwise_kernels.hpp"
 #include "engine/roofline.hpp"
 
 namespace ridgeline {
@@ -33,26 +34,6 @@ struct LayerTime {
     PerStep per_step;
 };
 
-// The measured memory-bound kernels an op runs as, forward and backward, and the bytes its
-// backward moves per forward byte (a norm's backward reads x and dy and writes dx; SwiGLU's reads
-// g, u and dy and writes dg and du). Fused stacks move the same bytes at a copy's rate.
-struct ElementwiseKernels {
-    const char* forward;
-    const char* backward;
-    double backward_bytes_ratio;
-};
-ElementwiseKernels elementwise_kernels(ElementwiseKind kind, bool fused) {
-    ElementwiseKernels k{"copy", "copy", 1.0};
-    switch (kind) {
-        case ElementwiseKind::norm: k = {"rmsnorm_fwd", "rmsnorm_bwd", 1.5}; break;
-        case ElementwiseKind::residual_add: k = {"residual_add", "residual_add", 1.0}; break;
-        case ElementwiseKind::activation: k = {"swiglu_fwd", "swiglu_bwd", 5.0 / 3.0}; break;
-        case ElementwiseKind::rope: k = {"rope_qk_fwd", "rope_qk_bwd", 1.0}; break;
-        case ElementwiseKind::copy: break;
-    }
-    if (fused) k.forward = k.backward = "copy";
-    return k;
-}
 
 class LayoutCoster {
 public:

@@ -1,3 +1,5 @@
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "report/bound_text.hpp"
@@ -15,24 +17,41 @@ std::string workload_text(const LayerWorkload& w) {
 }
 }  // namespace
 
+namespace {
+
+// The layer's predicted time: its ops' one after another, where every op has one.
+std::optional<double> predicted_layer_s(const LayerRoofline& layer) {
+    double total = 0;
+    for (const PlacedOp& placed : layer.ops) {
+        if (!placed.op.predicted_s) return std::nullopt;
+        total += *placed.op.predicted_s;
+    }
+    return total;
+}
+
+}  // namespace
+
 std::string layer_table(const Hardware& hardware, const LayerQuery& query) {
     std::string text = "One layer of " + query.model_name + " on " + hardware.chip.name + " — " +
                        workload_text(query.workload) + " (weights " + std::string(dtype_name(query.workload.weights)) +
                        ", arithmetic " + std::string(dtype_name(query.compute)) + ")\n\n";
-    Table table({"op", "FLOPs", "HBM bytes", "FLOPs/byte", "time", "bound", "share"});
+    Table table({"op", "FLOPs", "HBM bytes", "FLOPs/byte", "roofline time", "bound", "share", "predicted"});
     for (const PlacedOp& placed : query.layer.ops) {
         const double time_s = placed.time.lower_bound_s();
         table.add_row({placed.op.name, si(placed.op.flops, "FLOP"), si(placed.op.bytes, "B"),
                        fixed(placed.time.intensity_flops_per_byte(), 1), seconds(time_s),
                        bound_name(placed.time.bound()),
-                       fixed(query.layer.time_s > 0 ? 100.0 * time_s / query.layer.time_s : 0.0, 1) + "%"});
+                       fixed(query.layer.time_s > 0 ? 100.0 * time_s / query.layer.time_s : 0.0, 1) + "%",
+                       placed.op.predicted_s ? seconds(*placed.op.predicted_s) : "-"});
     }
+    const auto predicted = predicted_layer_s(query.layer);
     table.add_row({"layer", si(query.layer.flops, "FLOP"), si(query.layer.bytes, "B"),
                    fixed(query.layer.bytes > 0 ? query.layer.flops / query.layer.bytes : 0.0, 1),
-                   seconds(query.layer.time_s), bound_name(query.layer.bound()), "100.0%"});
+                   seconds(query.layer.time_s), bound_name(query.layer.bound()), "100.0%", predicted ? seconds(*predicted) : "-"});
     const double ideal_s = query.layer.flops / hardware.chip.peak_flops(query.compute);
     return text + table.render() + "\nroofline efficiency (compute time at peak / layer time): " +
-           fixed(query.layer.time_s > 0 ? 100.0 * ideal_s / query.layer.time_s : 0.0, 1) + "%\n";
+           fixed(query.layer.time_s > 0 ? 100.0 * ideal_s / query.layer.time_s : 0.0, 1) + "%\npredicted: stack " + query.stack +
+           "; " + query.kernels_note + "\n";
 }
 
 std::string layer_json(const Hardware& hardware, const LayerQuery& query) {
@@ -60,11 +79,16 @@ std::string layer_json(const Hardware& hardware, const LayerQuery& query) {
                               {"compute_s", placed.time.compute_s},
                               {"memory_s", placed.time.memory_s},
                               {"time_s", placed.time.lower_bound_s()},
-                              {"bound", bound_name(placed.time.bound())}});
+                              {"bound", bound_name(placed.time.bound())},
+                              {"predicted_s", placed.op.predicted_s ? nlohmann::json(*placed.op.predicted_s) : nlohmann::json(nullptr)}});
+    const auto predicted = predicted_layer_s(query.layer);
     doc["layer"] = {{"flops", query.layer.flops},
                     {"bytes", query.layer.bytes},
                     {"time_s", query.layer.time_s},
-                    {"bound", bound_name(query.layer.bound())}};
+                    {"bound", bound_name(query.layer.bound())},
+                    {"predicted_s", predicted ? nlohmann::json(*predicted) : nlohmann::json(nullptr)}};
+    doc["stack"] = query.stack;
+    doc["predicted_note"] = query.kernels_note;
     return doc.dump(2);
 }
 

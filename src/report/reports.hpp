@@ -41,6 +41,8 @@ struct LayerQuery {
     LayerWorkload workload;
     Dtype compute = Dtype::bf16;
     LayerRoofline layer;
+    std::string stack;         // what picks the kernels for the predicted times
+    std::string kernels_note;  // where the predicted times come from, or why there are none
 };
 [[nodiscard]] std::string layer_table(const Hardware& hardware, const LayerQuery& query);
 [[nodiscard]] std::string layer_json(const Hardware& hardware, const LayerQuery& query);
