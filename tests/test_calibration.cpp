@@ -12,6 +12,10 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
 #include "calibration/fit.hpp"
 #include "calibration/holdout.hpp"
 #include "calibration/measurements.hpp"
@@ -20,6 +24,7 @@
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
 #include "report/calibration_reports.hpp"
+#include "io/safe_write.hpp"
 #include "test_support.hpp"
 
 using namespace ridgeline;
@@ -271,7 +276,7 @@ TEST_CASE("measurements survive a write and a read, and malformed files name the
     m.sharded = {{{ShardedKind::tp_mlp, 64, 128, 128, 256, 2}, 3e-4}};
     const auto dir = test::scratch_dir("calib");
     const auto path = dir / "m.json";
-    write_file_atomically(path, measurements_json(m));
+    io::write_file_atomically(path, measurements_json(m));
     const Measurements back = load_measurements(path);
     CHECK(back.gemms.size() == 2);
     CHECK(back.gemms[1].time_s == 8e-5);
@@ -323,4 +328,36 @@ TEST_CASE("in-place all-gather and reduce-scatter (shard inside the full buffer)
             const std::size_t at = static_cast<std::size_t>(r) * count + i;
             CHECK(reduced[r][i] == value(0, at) + value(1, at));
         }
+}
+
+TEST_CASE("files are replaced only by complete, checked ones; temporary files follow no planted link") {
+    const auto dir = test::scratch_dir("safe_write");
+    const auto path = dir / "result.json";
+    io::write_file_atomically(path, "{\"good\": 1}\n");
+    // A check that refuses the new text leaves the old file as it was and no temporary behind.
+    CHECK_THROWS_AS(io::write_file_atomically(path, "{\"good\": null}\n", [](const std::filesystem::path&) {
+                        throw InputError("check", "good", "not finite");
+                    }),
+                    InputError);
+    CHECK(test::read_json(path)["good"] == 1);
+    std::size_t files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) files += entry.is_regular_file() ? 1 : 0;
+    CHECK(files == 1);
+    // A link planted where an old-style temporary name would be is left alone: its target is untouched.
+    const auto victim = dir / "victim.txt";
+    std::ofstream(victim) << "precious";
+    std::filesystem::create_symlink(victim, dir / ("result.json.tmp-" + std::to_string(::getpid())));
+    io::write_file_atomically(path, "{\"good\": 2}\n");
+    std::ifstream in(victim);
+    std::string kept;
+    in >> kept;
+    CHECK(kept == "precious");
+    CHECK(test::read_json(path)["good"] == 2);
+    // A folder that cannot be written to: the real cause, not "Success".
+    try {
+        io::write_file_atomically(dir / "no-such-folder" / "x.json", "{}");
+        FAIL("wrote into a missing folder");
+    } catch (const InputError& e) {
+        CHECK(std::string(e.what()).find("No such file or directory") != std::string::npos);
+    }
 }

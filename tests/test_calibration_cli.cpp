@@ -94,6 +94,13 @@ TEST_CASE("calibrate and fit refuse bad input with exit code 2, naming the flag 
         CHECK(cuda.exit_code == 2);
         CHECK(cuda.err.find("--backend") != std::string::npos);
     }
+    // An existing result is never replaced without --force, and the refusal comes before any measuring.
+    const auto existing = scratch() / "existing.json";
+    std::ofstream(existing) << "{\"keep\": true}";
+    const auto refused = run_ridgeline("calibrate --backend cpu --quiet --time-budget 1 -o " + existing.string());
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err.find("--force") != std::string::npos);
+    CHECK(read_json(existing)["keep"] == true);
     const auto bad = scratch() / "bad.json";
     std::ofstream(bad) << R"({"format": "ridgeline.calibration/1", "provenance": {"host": "h", "cpu_model": "c", "cores": 2,
       "memory_bytes": 1e9, "cache_bytes": 1e6, "libraries": "l", "date": "d", "backend": "cpu", "devices": 2},

@@ -6,6 +6,7 @@
 #include "calibration/measurements.hpp"
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
+#include "io/safe_write.hpp"
 #include "report/calibration_reports.hpp"
 
 namespace ridgeline::app {
@@ -19,6 +20,10 @@ std::filesystem::path fitted_chip_path(const std::filesystem::path& measurements
 
 CalibrateOutcome calibrate(const CalibrateRequest& request, const std::function<void(const calibration::StepReport&)>& progress) {
     using namespace calibration;
+    if (!request.force)
+        for (const std::filesystem::path& path : {request.output, request.validate ? fitted_chip_path(request.output) : std::filesystem::path()})
+            if (!path.empty() && std::filesystem::exists(path))
+                throw InputError(kRequest, "output", path.string() + " exists; give --force to replace it (or another --output)");
     BackendRequest backend_request;
     backend_request.name = request.backend;
     backend_request.devices = request.devices;
@@ -34,8 +39,11 @@ CalibrateOutcome calibrate(const CalibrateRequest& request, const std::function<
 
     CalibrateOutcome out;
     out.leader = backend->leader();
+    // Progress goes to OUT.partial; OUT is written once, complete, at the end.
+    std::filesystem::path partial = request.output;
+    partial += ".partial";
     const auto save = [&](const Measurements& m) {
-        if (out.leader) write_file_atomically(request.output, measurements_json(m));
+        if (out.leader) io::write_file_atomically(partial, measurements_json(m));
     };
     const auto report_progress = [&](const StepReport& step) {
         if (out.leader && progress) progress(step);
@@ -43,7 +51,10 @@ CalibrateOutcome calibrate(const CalibrateRequest& request, const std::function<
     SweepOutcome sweep = run_sweep(*backend, make_plan(backend->devices(), request.validate, request.small), provenance,
                                    request.time_budget_s, report_progress, save);
     if (!out.leader) return out;
-    save(sweep.measurements);
+    io::write_file_atomically(request.output, measurements_json(sweep.measurements),
+                              [](const std::filesystem::path& written) { (void)load_measurements(written); });
+    std::error_code ignored;
+    std::filesystem::remove(partial, ignored);
     out.measurements = std::move(sweep.measurements);
     out.passes = sweep.passes;
     out.skipped = sweep.skipped;
@@ -54,8 +65,8 @@ CalibrateOutcome calibrate(const CalibrateRequest& request, const std::function<
     v.fit = fit_measurements(out.measurements, request.output.string());
     v.chip_path = fitted_chip_path(request.output);
     const ChipSpec fitted = fitted_chip(v.fit, provenance, "calibrated-" + provenance.backend);
-    write_file_atomically(v.chip_path, report::fitted_chip_json(fitted, v.fit, provenance, request.output.string()));
-    v.chip = load_chip_file(v.chip_path);
+    io::write_file_atomically(v.chip_path, report::fitted_chip_json(fitted, v.fit, provenance, request.output.string()),
+                              [&](const std::filesystem::path& written) { v.chip = load_chip_file(written); });
     v.cases = predict_holdout(v.chip, out.measurements);
     v.summary = summarize(v.cases);
     if (v.summary.count == 0)

@@ -22,6 +22,7 @@ struct CalibrateRequest {
     std::filesystem::path output = "calibration.json";
     bool validate = false;
     bool small = false;            // the short sweep (short budgets, sanitizer builds)
+    bool force = false;            // replace an existing output (and fitted chip) file
     std::string arguments_fingerprint;  // ranks started with different arguments are refused
 };
 

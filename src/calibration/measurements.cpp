@@ -194,23 +194,6 @@ std::string measurements_json(const Measurements& m) {
     return doc.dump(2) + "\n";
 }
 
-void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
-    std::filesystem::path temporary = path;
-    temporary += ".tmp-" + std::to_string(::getpid());
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out) throw InputError(path.string(), "", "cannot write (temporary file " + temporary.string() + ")");
-    }
-    std::error_code error;
-    std::filesystem::rename(temporary, path, error);
-    if (error) {
-        std::filesystem::remove(temporary, error);
-        throw InputError(path.string(), "", "cannot replace the file: " + error.message());
-    }
-}
-
 Provenance host_provenance() {
     Provenance p;
     std::array<char, 256> name{};

@@ -53,8 +53,6 @@ struct Measurements {
 
 [[nodiscard]] Measurements load_measurements(const std::filesystem::path& path);
 [[nodiscard]] std::string measurements_json(const Measurements& measurements);
-// Writes `text` to `path` through a temporary file in the same folder and a rename.
-void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
 // The host this runs on, from /proc and uname (empty or zero where unknown).
 [[nodiscard]] Provenance host_provenance();

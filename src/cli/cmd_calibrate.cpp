@@ -30,6 +30,7 @@ void add_calibrate_command(CLI::App& app, const GlobalOptions& /*options*/) {
         std::string output = "calibration.json";
         bool validate = false;
         bool json = false;
+        bool force = false;
     };
     auto flags = std::make_shared<Flags>();
     CLI::App* command = app.add_subcommand(
@@ -40,7 +41,8 @@ void add_calibrate_command(CLI::App& app, const GlobalOptions& /*options*/) {
                       "fastest (steps the first pass cannot reach are skipped)")
         ->check(CLI::Range(1.0, 86400.0));
     command->add_flag("--quiet", flags->quiet, "no progress on stderr");
-    command->add_option("-o,--output", flags->output, "measurements file to write (rewritten after every step)");
+    command->add_option("-o,--output", flags->output, "measurements file to write when done (progress goes to OUTPUT.partial)");
+    command->add_flag("--force", flags->force, "replace an existing output file (and its fitted .chip.json)");
     command->add_flag("--validate", flags->validate,
                       "fit a chip description, then predict held-out sharded matmuls and MLP blocks and report the error");
     command->add_flag("--json", flags->json, "with --validate: print one JSON document (schema ridgeline.calibration-validation/1)");
@@ -53,6 +55,7 @@ void add_calibrate_command(CLI::App& app, const GlobalOptions& /*options*/) {
         request.time_budget_s = f.time_budget_s;
         request.output = f.output;
         request.validate = f.validate;
+        request.force = f.force;
         request.small = kAlwaysSmall || f.time_budget_s < 20;
         request.arguments_fingerprint = f.backend + "|" + std::to_string(f.devices) + "|" + std::to_string(f.time_budget_s) +
                                         "|" + f.output + "|" + (f.validate ? "v" : "") + (f.json ? "j" : "");

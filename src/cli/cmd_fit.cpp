@@ -6,6 +6,7 @@
 #include "calibration/holdout.hpp"
 #include "calibration/measurements.hpp"
 #include "cli/commands.hpp"
+#include "io/safe_write.hpp"
 #include "hardware/catalog.hpp"
 #include "report/calibration_reports.hpp"
 
@@ -30,8 +31,10 @@ void add_fit_command(CLI::App& app, const GlobalOptions& /*options*/) {
         const CalibrationFit fit = fit_measurements(m, flags->measurements);
         const std::string name = flags->name.empty() ? "calibrated-" + m.provenance.backend : flags->name;
         const ChipSpec fitted = fitted_chip(fit, m.provenance, name);
-        write_file_atomically(flags->output, report::fitted_chip_json(fitted, fit, m.provenance, flags->measurements));
-        const ChipSpec chip = load_chip_file(flags->output);  // as every other command will read it
+        // Read back as every other command will read it before it replaces anything.
+        ChipSpec chip;
+        io::write_file_atomically(flags->output, report::fitted_chip_json(fitted, fit, m.provenance, flags->measurements),
+                                  [&](const std::filesystem::path& written) { chip = load_chip_file(written); });
         std::cout << "wrote " << flags->output << " (" << name << ")\n\n" << report::fit_table(chip, fit);
         if (!m.sharded.empty()) {
             const auto cases = predict_holdout(chip, m);
