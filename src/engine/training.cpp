@@ -311,6 +311,9 @@ TrainingReport simulate_training(const TrainingScenario& scenario) {
     TrainingReport report;
     report.step_time_s = estimate_step_time(l, knobs, parts);
     report.memory = estimate_memory(l, knobs);
+    // Inputs are range-checked where they are read; a non-finite answer is still never printed.
+    if (!std::isfinite(report.step_time_s) || report.step_time_s <= 0 || !std::isfinite(report.memory.total_bytes()))
+        throw InputError(scenario.chip.name, "", "the chip, model and plan give no finite step time or memory; check their numbers");
     report.hbm_bytes = l.hbm_bytes;
     report.fits = report.memory.total_bytes() <= l.hbm_bytes;
     report.collectives = (scenario.model.moe ? work.moe : work.dense).collectives;

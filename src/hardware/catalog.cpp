@@ -12,6 +12,10 @@ namespace ridgeline {
 
 namespace {
 
+// Sizes in elements or tokens (tile widths, half-efficiency sequences) and passes over memory.
+constexpr io::PhysicalRange kDimension{1e-3, 1e7, ""};
+constexpr io::PhysicalRange kPasses{1.0, 16.0, ""};
+
 constexpr const char* kChipFormat = "ridgeline.chip/1";
 constexpr const char* kSystemFormat = "ridgeline.system/1";
 
@@ -24,8 +28,8 @@ int small_positive_int(io::JsonObject& object, const std::string& key) {
 ScaleOutSpec parse_chip_scale_out(io::JsonObject object) {
     ScaleOutSpec spec;
     spec.kind = object.string("kind");
-    spec.bw_per_chip_Bps_one_way = object.sourced_positive_number("bw_per_chip_Bps_one_way");
-    spec.latency_s = object.sourced_positive_number("latency_s");
+    spec.bw_per_chip_Bps_one_way = object.sourced_in("bw_per_chip_Bps_one_way", io::kBandwidthBps);
+    spec.latency_s = object.sourced_in("latency_s", io::kLatencyS);
     object.finish();
     return spec;
 }
@@ -42,14 +46,14 @@ KernelModel read_kernels(io::JsonObject& block) {
     KernelModel k;
     k.source = block.string("source");
     auto gemm = block.object("gemm");
-    k.gemm_launch_s = gemm.positive_number("launch_s");
+    k.gemm_launch_s = gemm.sourced_in("launch_s", io::kLatencyS);
     k.gemm_hbm_fraction = read_fraction(gemm, "hbm_fraction");
     auto dtypes = gemm.object("dtypes");
     for (const std::string& key : dtypes.keys()) {
         const auto dtype = parse_dtype(key);
         if (!dtype) dtypes.fail(key, "unknown dtype (known: fp32, tf32, bf16, fp16, fp8, int8, int4, fp4)");
         auto entry = dtypes.object(key);
-        k.gemm[index_of(*dtype)] = GemmKernel{read_fraction(entry, "peak_fraction"), entry.positive_number("half_rows")};
+        k.gemm[index_of(*dtype)] = GemmKernel{read_fraction(entry, "peak_fraction"), entry.sourced_in("half_rows", kDimension)};
         entry.finish();
     }
     dtypes.finish();
@@ -60,7 +64,7 @@ KernelModel read_kernels(io::JsonObject& block) {
         AttentionFamily f{family, {}, {}};
         for (auto [pass, out] : {std::pair{"forward", &f.forward}, std::pair{"backward", &f.backward}}) {
             auto part = entry.object(pass);
-            *out = {read_fraction(part, "peak_fraction"), part.positive_number("half_seq")};
+            *out = {read_fraction(part, "peak_fraction"), part.sourced_in("half_seq", kDimension)};
             part.finish();
         }
         entry.finish();
@@ -105,27 +109,27 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
     for (const std::string& key : peaks.keys()) {
         const auto dtype = parse_dtype(key);
         if (!dtype) peaks.fail(key, "unknown dtype (known: fp32, tf32, bf16, fp16, fp8, int8, int4, fp4)");
-        chip.peak_flops_per_s[index_of(*dtype)] = peaks.sourced_positive_number(key);
+        chip.peak_flops_per_s[index_of(*dtype)] = peaks.sourced_in(key, io::kFlopsPerS);
     }
     if (!chip.supports(Dtype::bf16)) peaks.fail("bf16", "missing required field");
     // fp16 runs at the bf16 rate on every chip we model unless a file says otherwise.
     if (!chip.supports(Dtype::fp16)) chip.peak_flops_per_s[index_of(Dtype::fp16)] = chip.peak_flops(Dtype::bf16);
     peaks.finish();
 
-    chip.hbm_bytes = root.sourced_positive_number("hbm_bytes");
-    chip.hbm_bw_Bps = root.sourced_positive_number("hbm_bw_Bps");
-    chip.on_chip_memory_bytes = root.sourced_positive_number("on_chip_memory_bytes");
+    chip.hbm_bytes = root.sourced_in("hbm_bytes", io::kMemoryBytes);
+    chip.hbm_bw_Bps = root.sourced_in("hbm_bw_Bps", io::kBandwidthBps);
+    chip.on_chip_memory_bytes = root.sourced_in("on_chip_memory_bytes", io::kOnChipBytes);
     if (auto vector = root.optional_object("vector_unit")) {
         VectorUnitSpec spec;
         spec.units = small_positive_int(*vector, "units");
         spec.lanes_per_unit = static_cast<int>(vector->sourced_positive_int("lanes_per_unit"));
-        spec.clock_hz = vector->sourced_positive_number("clock_hz");
-        spec.shared_memory_per_unit_bytes = vector->sourced_positive_number("shared_memory_per_unit_bytes");
+        spec.clock_hz = vector->sourced_in("clock_hz", io::kClockHz);
+        spec.shared_memory_per_unit_bytes = vector->sourced_in("shared_memory_per_unit_bytes", io::kOnChipBytes);
         vector->finish();
         chip.vector_unit = spec;
     }
-    chip.host_link_Bps = root.sourced_positive_number("host_link_Bps");
-    chip.price_usd_per_chip_hour = root.optional_sourced_positive_number("price_usd_per_chip_hour");
+    chip.host_link_Bps = root.sourced_in("host_link_Bps", io::kBandwidthBps);
+    chip.price_usd_per_chip_hour = root.optional_sourced_in("price_usd_per_chip_hour", io::kPriceUsdPerHour);
     if (auto efficiency = root.optional_object("efficiency")) {
         ChipEfficiency& e = chip.efficiency;
         const auto fraction = [&](const std::string& key, double fallback) {
@@ -135,13 +139,13 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
         };
         e.matmul_max = fraction("matmul_max", 1.0);
         e.matmul_max_fp8 = fraction("matmul_max_fp8", e.matmul_max);
-        e.matmul_half_dim = efficiency->optional_sourced_positive_number("matmul_half_dim").value_or(0.0);
+        e.matmul_half_dim = efficiency->optional_sourced_in("matmul_half_dim", kDimension).value_or(0.0);
         e.attention = fraction("attention", 1.0);
-        e.attention_half_seq = efficiency->optional_sourced_positive_number("attention_half_seq").value_or(0.0);
+        e.attention_half_seq = efficiency->optional_sourced_in("attention_half_seq", kDimension).value_or(0.0);
         e.hbm = fraction("hbm", 1.0);
         e.collective = fraction("collective", 1.0);
-        e.kernel_overhead_s = efficiency->optional_sourced_positive_number("kernel_overhead_s").value_or(0.0);
-        e.matmul_output_passes = efficiency->optional_sourced_positive_number("matmul_output_passes").value_or(1.0);
+        e.kernel_overhead_s = efficiency->optional_sourced_in("kernel_overhead_s", io::kLatencyS).value_or(0.0);
+        e.matmul_output_passes = efficiency->optional_sourced_in("matmul_output_passes", kPasses).value_or(1.0);
         if (e.matmul_output_passes < 1.0) efficiency->fail("matmul_output_passes", "expected at least 1 (the output is written once)");
         if (auto kinds = efficiency->optional_object("collective_kinds")) read_collective_kinds(*kinds, e);
         efficiency->allow("origin");
@@ -170,16 +174,16 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
         IciSpec spec;
         spec.links_per_chip = small_positive_int(*ici, "links_per_chip");
         spec.torus_axes = small_positive_int(*ici, "torus_axes");
-        spec.link_bw_Bps_one_way = ici->sourced_positive_number("link_bw_Bps_one_way");
-        spec.hop_latency_s = ici->sourced_positive_number("hop_latency_s");
+        spec.link_bw_Bps_one_way = ici->sourced_in("link_bw_Bps_one_way", io::kBandwidthBps);
+        spec.hop_latency_s = ici->sourced_in("hop_latency_s", io::kLatencyS);
         ici->finish();
         chip.ici = spec;
     }
     if (auto nvlink = interconnect.optional_object("nvlink")) {
         NvlinkSpec spec;
         spec.links_per_chip = small_positive_int(*nvlink, "links_per_chip");
-        spec.bw_per_chip_Bps_one_way = nvlink->sourced_positive_number("bw_per_chip_Bps_one_way");
-        spec.hop_latency_s = nvlink->sourced_positive_number("hop_latency_s");
+        spec.bw_per_chip_Bps_one_way = nvlink->sourced_in("bw_per_chip_Bps_one_way", io::kBandwidthBps);
+        spec.hop_latency_s = nvlink->sourced_in("hop_latency_s", io::kLatencyS);
         nvlink->finish();
         chip.nvlink = spec;
     }
@@ -226,7 +230,7 @@ SystemSpec load_system_file(const std::filesystem::path& path) {
     system.max_scale_out_domains = scale_out.optional_positive_int("max_nodes");
     if (scale_out.has("nodes_per_leaf")) system.domains_per_leaf = scale_out.sourced_positive_int("nodes_per_leaf");
     else scale_out.allow("nodes_per_leaf");
-    system.oversubscription = scale_out.optional_sourced_positive_number("oversubscription").value_or(1.0);
+    system.oversubscription = scale_out.optional_sourced_in("oversubscription", io::kOversubscription).value_or(1.0);
     if (system.oversubscription < 1.0) scale_out.fail("oversubscription", "expected a ratio >= 1 (downlink : uplink)");
     scale_out.allow("source");
     scale_out.finish();

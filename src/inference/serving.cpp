@@ -264,6 +264,8 @@ ServingReport simulate_serving(const ServingScenario& s) {
                                     bytes_per_element(s.plan.weights);
         r.moe = moe;
     }
+    if (!std::isfinite(r.prefill.time_s) || !std::isfinite(r.decode.time_s) || r.decode.time_s <= 0 || !std::isfinite(r.memory.total_bytes()))
+        throw InputError(s.chip.name, "", "the chip, model and plan give no finite prefill or decode time; check their numbers");
     return r;
 }
 

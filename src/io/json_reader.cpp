@@ -1,6 +1,7 @@
 #include "io/json_reader.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -13,6 +14,22 @@ namespace {
 constexpr std::uintmax_t kMaxJsonFileBytes = 64ull << 20;
 // Dimensions beyond this overflow products such as layers * d_model * d_ff in int64.
 constexpr double kMaxInteger = 1e12;
+// No description nests deeper than a few levels; a hostile one could nest millions.
+constexpr int kMaxJsonDepth = 64;
+// Errors quote at most this much of a bad file.
+constexpr std::size_t kMaxExcerpt = 160;
+
+// Kernel and device pseudo-files are not descriptions (and may hold secrets such as the environment).
+bool pseudo_file(const std::filesystem::path& path) {
+    std::error_code error;
+    const std::string real = std::filesystem::canonical(path, error).string();
+    if (error) return false;
+    for (const char* root : {"/proc/", "/sys/", "/dev/"})
+        if (real.rfind(root, 0) == 0) return true;
+    return false;
+}
+
+std::string excerpt(const std::string& text) { return text.size() <= kMaxExcerpt ? text : text.substr(0, kMaxExcerpt) + " ..."; }
 
 std::string type_name(const nlohmann::json& value) { return value.type_name(); }
 }  // namespace
@@ -21,7 +38,8 @@ nlohmann::json parse_json_file(const std::filesystem::path& path) {
     const std::string origin = path.string();
     std::error_code error;
     if (!std::filesystem::is_regular_file(path, error))
-        throw InputError(origin, "", "no such file");
+        throw InputError(origin, "", std::filesystem::exists(path, error) ? "not a regular file" : "no such file");
+    if (pseudo_file(path)) throw InputError(origin, "", "a system pseudo-file, not a description");
     const auto size = std::filesystem::file_size(path, error);
     if (error) throw InputError(origin, "", "cannot read file size");
     if (size > kMaxJsonFileBytes)
@@ -31,11 +49,16 @@ nlohmann::json parse_json_file(const std::filesystem::path& path) {
     if (!in) throw InputError(origin, "", "cannot open file");
     std::stringstream buffer;
     buffer << in.rdbuf();
+    const auto depth_limit = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
+        if (depth > kMaxJsonDepth && (event == nlohmann::json::parse_event_t::object_start || event == nlohmann::json::parse_event_t::array_start))
+            throw InputError(origin, "", "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+        return true;
+    };
     try {
-        return nlohmann::json::parse(buffer.str());
+        return nlohmann::json::parse(buffer.str(), depth_limit);
     } catch (const nlohmann::json::exception& e) {
         // parse_error for bad syntax, out_of_range for numbers beyond a double (1e400).
-        throw InputError(origin, "", std::string("malformed JSON: ") + e.what());
+        throw InputError(origin, "", "malformed JSON: " + excerpt(e.what()));
     }
 }
 
@@ -202,6 +225,24 @@ std::optional<double> JsonObject::optional_sourced_positive_number(const std::st
         return std::nullopt;
     }
     return sourced_positive_number(key);
+}
+
+double JsonObject::sourced_in(const std::string& key, const PhysicalRange& range) {
+    const double value = sourced_positive_number(key);
+    if (value < range.min || value > range.max) {
+        std::ostringstream what;
+        what << value << " " << range.unit << " is outside the plausible range [" << range.min << ", " << range.max << "] " << range.unit;
+        fail(key, what.str());
+    }
+    return value;
+}
+
+std::optional<double> JsonObject::optional_sourced_in(const std::string& key, const PhysicalRange& range) {
+    if (!has(key)) {
+        allow(key);
+        return std::nullopt;
+    }
+    return sourced_in(key, range);
 }
 
 JsonObject JsonObject::object(const std::string& key) {

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/physical_range.hpp"
+
 namespace ridgeline::io {
 
 // Parses a whole file; malformed JSON or an unreadable file is an InputError naming the file.
@@ -40,6 +42,9 @@ public:
     [[nodiscard]] double non_negative_number(const std::string& key);  // finite, >= 0
     [[nodiscard]] double sourced_positive_number(const std::string& key);
     [[nodiscard]] std::optional<double> optional_sourced_positive_number(const std::string& key);
+    // The same, refused outside a plausible physical range (the error names value and range).
+    [[nodiscard]] double sourced_in(const std::string& key, const PhysicalRange& range);
+    [[nodiscard]] std::optional<double> optional_sourced_in(const std::string& key, const PhysicalRange& range);
     [[nodiscard]] JsonObject object(const std::string& key);
     // A required field of any type, for shapes the typed readers do not cover (arrays of pairs).
     [[nodiscard]] const nlohmann::json& raw(const std::string& key) { return require(key); }
