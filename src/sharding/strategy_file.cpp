@@ -1,5 +1,6 @@
 #include "sharding/strategy_file.hpp"
 
+#include <algorithm>
 #include <tuple>
 
 #include "core/error.hpp"
@@ -30,12 +31,18 @@ TensorSpec tensor_spec(io::JsonObject& specs, const nlohmann::json& document, co
                        std::initializer_list<LogicalDim> allowed) {
     TensorSpec spec;
     auto object = specs.object(key);
+    std::vector<std::string> used;  // a mesh axis splits at most one dimension of a tensor, once
     for (const std::string& dim_name : object.keys()) {
         bool known = false;
         for (LogicalDim dim : allowed) {
             if (dim_name != logical_dim_name(dim)) continue;
             object.allow(dim_name);
             spec.on(dim) = axis_list(document.at(key).at(dim_name), object, dim_name);
+            for (const std::string& axis : spec.on(dim)) {
+                if (std::find(used.begin(), used.end(), axis) != used.end())
+                    object.fail(dim_name, "mesh axis \"" + axis + "\" already splits this tensor (an axis may split one dimension, once)");
+                used.push_back(axis);
+            }
             known = true;
         }
         if (!known) {

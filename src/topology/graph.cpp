@@ -121,32 +121,45 @@ struct TopologyGraph::Impl {
         }
     }
 
-    // Shortest-path DAG from `source`: distances, path counts and the edges into each vertex.
+    // Shortest-path DAG from `source`: distances, path counts, and the DAG's edges (v, edge u->v)
+    // in the order BFS finds them, so that read backwards every edge out of v comes before the
+    // edges into v (one flat list: no allocation per vertex).
     struct Bfs {
         std::vector<std::int64_t> distance;
         std::vector<double> paths;
         std::vector<Vertex> order;
-        std::vector<std::vector<Graph::edge_descriptor>> into;
+        std::vector<std::pair<Vertex, Graph::edge_descriptor>> dag;
     };
-    [[nodiscard]] Bfs bfs(Vertex source) const {
+    // With `targets`, the search stops once the DAG into every target is complete (nothing beyond
+    // their distance is expanded): a ring's neighbours are usually a few hops away.
+    [[nodiscard]] Bfs bfs(Vertex source, const std::vector<Vertex>& targets = {}) const {
         const std::size_t n = boost::num_vertices(graph);
-        Bfs result{std::vector<std::int64_t>(n, -1), std::vector<double>(n, 0.0), {}, std::vector<std::vector<Graph::edge_descriptor>>(n)};
-        std::deque<Vertex> queue{source};
+        Bfs result{std::vector<std::int64_t>(n, -1), std::vector<double>(n, 0.0), {}, {}};
+        result.order.reserve(n);
+        result.dag.reserve(directed_edges);
+        result.order.push_back(source);
         result.distance[source] = 0;
         result.paths[source] = 1;
-        while (!queue.empty()) {
-            const Vertex u = queue.front();
-            queue.pop_front();
-            result.order.push_back(u);
+        for (std::size_t next = 0; next < result.order.size(); ++next) {
+            const Vertex u = result.order[next];
+            if (!targets.empty()) {
+                bool found = true;
+                std::int64_t farthest = 0;
+                for (const Vertex t : targets) {
+                    if (result.distance[t] < 0) found = false;
+                    farthest = std::max(farthest, result.distance[t]);
+                }
+                if (found && result.distance[u] >= farthest) break;
+            }
             for (auto [e, end] = boost::out_edges(u, graph); e != end; ++e) {
                 const Vertex v = boost::target(*e, graph);
                 if (result.distance[v] < 0) {
                     result.distance[v] = result.distance[u] + 1;
-                    queue.push_back(v);
+                    result.order.push_back(v);
                 }
                 if (result.distance[v] == result.distance[u] + 1) {
                     result.paths[v] += result.paths[u];
-                    result.into[v].push_back(*e);
+                    result.dag.emplace_back(v, *e);
                 }
             }
         }
@@ -156,15 +169,13 @@ struct TopologyGraph::Impl {
     // Sends `demand[v]` from `source` to each v, split over shortest paths in proportion to their count.
     void route(const Bfs& tree, const std::vector<double>& demand, std::vector<double>& load) const {
         std::vector<double> flow = demand;
-        for (auto it = tree.order.rbegin(); it != tree.order.rend(); ++it) {
-            const Vertex v = *it;
+        for (auto it = tree.dag.rbegin(); it != tree.dag.rend(); ++it) {
+            const auto [v, e] = *it;
             if (flow[v] == 0 || tree.paths[v] == 0) continue;
-            for (const auto& e : tree.into[v]) {
-                const Vertex u = boost::source(e, graph);
-                const double share = flow[v] * tree.paths[u] / tree.paths[v];
-                load[graph[e].id] += share;
-                flow[u] += share;
-            }
+            const Vertex u = boost::source(e, graph);
+            const double share = flow[v] * tree.paths[u] / tree.paths[v];
+            load[graph[e].id] += share;
+            flow[u] += share;
         }
     }
 
@@ -261,8 +272,9 @@ double TopologyGraph::ring_max_link_load(const std::vector<std::int64_t>& ring) 
     const std::size_t n = boost::num_vertices(impl_->graph);
     for (std::size_t i = 0; i < ring.size(); ++i) {
         const auto from = static_cast<Vertex>(ring[i]);
-        const auto tree = impl_->bfs(from);
-        for (const std::int64_t to : {ring[(i + 1) % ring.size()], ring[(i + ring.size() - 1) % ring.size()]}) {
+        const std::int64_t next = ring[(i + 1) % ring.size()], previous = ring[(i + ring.size() - 1) % ring.size()];
+        const auto tree = impl_->bfs(from, {static_cast<Vertex>(next), static_cast<Vertex>(previous)});
+        for (const std::int64_t to : {next, previous}) {
             std::vector<double> demand(n, 0.0);
             demand[static_cast<std::size_t>(to)] = 1.0;
             impl_->route(tree, demand, load);

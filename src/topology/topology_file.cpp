@@ -10,6 +10,8 @@ namespace ridgeline {
 namespace {
 
 constexpr const char* kFormat = "ridgeline.topology/1";
+constexpr double kMaxLinksPerChip = 64;
+constexpr double kMaxGraphWork = 1.25e8;  // chips x links: a 4,096-chip hypercube (12 links per chip) is 1.0e8
 
 // Derives what collectives need from a graph level, and refuses a graph that is not one piece.
 void analyse_graph_level(PhysicalDim& dim, const std::string& origin, const std::string& field) {
@@ -63,6 +65,15 @@ CustomTopology load_topology_file(const std::filesystem::path& path, const std::
                 if (dim.extent > 4096) level.fail("chips", "custom graphs of more than 4096 chips are not supported");
                 const auto& links = level.raw("links");
                 if (!links.is_array() || links.empty()) level.fail("links", "expected an array of [a, b] chip pairs");
+                // Every load routes all pairs over the graph (chips x links work): bounded so that any
+                // accepted file loads in about a second.
+                const double chips = static_cast<double>(dim.extent), count = static_cast<double>(links.size());
+                if (count > kMaxLinksPerChip * chips)
+                    level.fail("links", std::to_string(links.size()) + " links for " + std::to_string(dim.extent) + " chips; at most " +
+                                            std::to_string(static_cast<int>(kMaxLinksPerChip)) + " per chip");
+                if (count * chips > kMaxGraphWork)
+                    level.fail("links", std::to_string(links.size()) + " links over " + std::to_string(dim.extent) +
+                                            " chips is more than the all-pairs routing can analyse on every load (chips x links <= 1.25e8)");
                 for (std::size_t l = 0; l < links.size(); ++l) {
                     const auto& pair = links[l];
                     const std::string link_field = field + ".links[" + std::to_string(l) + "]";

@@ -124,6 +124,7 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
         r.gated_mlp = m.flag("gated_mlp");
         r.tied_embeddings = m.flag_or_null("tied_embeddings");
         r.attention = m.choice("attention", {"mha", "gqa", "mqa", "mla"});
+        if (r.kv_heads > r.heads) m.fail("kv_heads", std::to_string(r.kv_heads) + " key/value heads exceed the " + std::to_string(r.heads) + " query heads");
         if (!m.is_null("moe")) {
             Fields e = m.object("moe");
             RunRecordMoe moe;
@@ -150,6 +151,10 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
         r.tpu_slice = h.text_or_null("tpu_slice");
         r.num_slices = h.count_or_null("num_slices");
         h.finish();
+        const bool tpu = r.accelerator.rfind("tpu", 0) == 0;
+        if (tpu && (!r.tpu_slice || !r.num_slices)) h.fail(r.tpu_slice ? "num_slices" : "tpu_slice", "a TPU record gives its slice and slice count");
+        if (tpu && (r.devices_per_node || r.nvlink_domain)) h.fail(r.nvlink_domain ? "nvlink_domain" : "devices_per_node", "a TPU record has no GPU nodes");
+        if (!tpu && (r.tpu_slice || r.num_slices)) h.fail(r.tpu_slice ? "tpu_slice" : "num_slices", "a GPU record has no TPU slices");
     }
     {
         Fields w = f.object("workload");
@@ -165,6 +170,7 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
         w.finish();
         if (r.global_batch_seqs && r.global_batch_tokens && *r.global_batch_tokens != *r.global_batch_seqs * r.seq_len)
             w.fail("global_batch_tokens", "differs from global_batch_seqs x seq_len");
+        if (r.kind == "serve" && r.seq_len != *r.input_len + *r.output_len) w.fail("seq_len", "a serving record's seq_len is input_len + output_len");
     }
     {
         Fields p = f.object("plan");
@@ -183,6 +189,7 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
         if (r.vpp && *r.vpp > 1 && r.pp == 1) p.fail("vpp", "virtual stages need pp > 1");
         if (r.tp == 1 && r.sequence_parallel) p.fail("sequence_parallel", "requires tp > 1");
         if (!r.moe && r.ep != 1) p.fail("ep", "a dense model has ep 1");
+        if (r.etp && (r.dp * r.cp * r.tp) % (r.ep * *r.etp) != 0) p.fail("etp", "ep x etp does not divide dp x cp x tp");
     }
     r.precision = f.choice("precision", {"bf16", "fp16", "fp8"});
     {
