@@ -67,11 +67,11 @@ CustomTopology load_topology_file(const std::filesystem::path& path, const std::
                 if (!links.is_array() || links.empty()) level.fail("links", "expected an array of [a, b] chip pairs");
                 // Every load routes all pairs over the graph (chips x links work): bounded so that any
                 // accepted file loads in about a second.
-                const double extent = static_cast<double>(dim.extent), count = static_cast<double>(links.size());
-                if (count > kMaxLinksPerChip * extent)
+                const double chip_count = static_cast<double>(dim.extent), count = static_cast<double>(links.size());
+                if (count > kMaxLinksPerChip * chip_count)
                     level.fail("links", std::to_string(links.size()) + " links for " + std::to_string(dim.extent) + " chips; at most " +
                                             std::to_string(static_cast<int>(kMaxLinksPerChip)) + " per chip");
-                if (count * extent > kMaxGraphWork)
+                if (count * chip_count > kMaxGraphWork)
                     level.fail("links", std::to_string(links.size()) + " links over " + std::to_string(dim.extent) +
                                             " chips is more than the all-pairs routing can analyse on every load (chips x links <= 1.25e8)");
                 for (std::size_t l = 0; l < links.size(); ++l) {
