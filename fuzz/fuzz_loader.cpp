@@ -14,6 +14,7 @@
 #include "model/model_catalog.hpp"
 #include "scenario/scenario_file.hpp"
 #include "sharding/strategy_file.hpp"
+#include "stack/stack_file.hpp"
 #include "topology/topology_file.hpp"
 #include "validation/run_record.hpp"
 
@@ -33,6 +34,7 @@ void load(const std::filesystem::path& path) {
     else if (loader == "model") (void)ridgeline::load_model_file(path);
     else if (loader == "hf_config") (void)ridgeline::load_hf_config(path);
     else if (loader == "strategy") (void)ridgeline::load_strategy_file(path);
+    else if (loader == "stack") (void)ridgeline::load_stack_file(path);
     else if (loader == "topology") (void)ridgeline::load_topology_file(path, data_dir);
     else if (loader == "scenario") (void)ridgeline::load_scenario_file(path, data_dir);
     else if (loader == "run_records") (void)ridgeline::load_run_records(path);

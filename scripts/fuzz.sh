@@ -13,7 +13,7 @@ CXX=clang++ cmake -S . -B build-fuzz -DRIDGELINE_FUZZ=ON -DRIDGELINE_BUILD_TESTS
 cmake --build build-fuzz -j "$(nproc)"
 declare -A seeds=(
   [chip]="hardware/chips" [system]="hardware/systems" [model]="models" [hf_config]="tests/data/hf"
-  [strategy]="strategies" [topology]="hardware/topologies" [scenario]="scenarios" [run_records]="tests/data/runs"
+  [strategy]="strategies" [stack]="stacks" [topology]="hardware/topologies" [scenario]="scenarios" [run_records]="tests/data/runs"
   [calibration]="tests/data/calibration"
 )
 for target in "${!seeds[@]}"; do
@@ -21,6 +21,7 @@ for target in "${!seeds[@]}"; do
   findings="build-fuzz/findings/$target"
   mkdir -p "$corpus" "$findings"
   cp "${seeds[$target]}"/*.json "$corpus"/ 2>/dev/null || true
+  cp tests/data/hostile/*.json "$corpus"/ 2>/dev/null || true  # broken files of every kind
   echo "fuzzing $target for ${seconds}s"
   ASAN_OPTIONS=detect_leaks=1 "build-fuzz/fuzz/fuzz_$target" "$corpus" -max_total_time="$seconds" -timeout=10 \
     -rss_limit_mb=2048 -max_len=262144 -artifact_prefix="$findings/" -print_final_stats=0 2>&1 | tail -n 2

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
+#include "io/catalog_lookup.hpp"
 #include "io/json_reader.hpp"
 #include "stack/stack_file.hpp"
 #include "model/model_catalog.hpp"
@@ -21,6 +22,15 @@ auto parse_choice(io::JsonObject& object, const std::string& key, Parse parse, c
     if (!value) object.fail(key, "expected " + expected + ", found \"" + text + "\"");
     return *value;
 }
+// A file named inside a scenario is found beside the scenario, not in the current folder.
+std::string beside(const std::filesystem::path& scenario, const std::string& name) {
+    const std::filesystem::path named(name);
+    if (named.is_absolute() || !io::looks_like_path(name)) return name;
+    const std::filesystem::path local = scenario.parent_path() / named;
+    std::error_code error;
+    return std::filesystem::exists(local, error) ? local.string() : name;
+}
+
 }  // namespace
 
 ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::filesystem::path& data_dir) {
@@ -29,13 +39,13 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
     ScenarioFile file;
     TrainingSetup& s = file.setup;
     (void)root.optional_string("description");
-    s.model = resolve_model(root.string("model"), data_dir);
-    s.hardware = resolve_hardware(root.string("hardware"), data_dir);
+    s.model = resolve_model(beside(path, root.string("model")), data_dir);
+    s.hardware = resolve_hardware(beside(path, root.string("hardware")), data_dir);
     s.chips = root.positive_int("chips");
     s.domains = root.optional_positive_int("nodes").value_or(0);
     if (const auto stack = root.optional_string("stack")) {
         try {
-            s.stack = resolve_stack(*stack, data_dir);
+            s.stack = resolve_stack(beside(path, *stack), data_dir);
         } catch (const InputError& e) {
             if (e.origin() != kRequest) throw;  // the stack's own file is broken: that file is named
             root.fail("stack", e.detail());

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Writes tests/data/hostile/: description files a hostile or careless user might hand Ridgeline, each
+broken in one way, and cases.json saying which command reads each and which field the refusal
+must name. tests/test_hostile.cpp runs every case: exit 2, file and field named, no NaN, quickly.
+
+usage: scripts/make_hostile_corpus.py   (rewrites the folder from the shipped files)
+"""
+import copy
+import json
+import os
+import shutil
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "tests", "data", "hostile")
+
+
+def load(*parts):
+    return json.load(open(os.path.join(ROOT, *parts)))
+
+
+def setpath(doc, path, value):
+    keys = path.split(".")
+    for k in keys[:-1]:
+        doc = doc[int(k)] if isinstance(doc, list) else doc[k]
+    last = keys[-1]
+    if value is DELETE:
+        del doc[last]
+    elif isinstance(doc, list):
+        doc[int(last)] = value
+    else:
+        doc[last] = value
+
+
+DELETE = object()
+cases = []
+
+
+def case(name, base, edits, command, needles, raw=None):
+    """`command` holds {file}; `needles` must all appear in the one-line error."""
+    path = os.path.join(OUT, name)
+    if raw is not None:
+        open(path, "w").write(raw)
+    else:
+        doc = copy.deepcopy(base)
+        for key, value in edits:
+            setpath(doc, key, value)
+        json.dump(doc, open(path, "w"), indent=1)
+    cases.append({"file": name, "command": command, "needles": needles})
+
+
+def main():
+    if os.path.isdir(OUT):
+        shutil.rmtree(OUT)
+    os.makedirs(OUT)
+    chip = load("hardware", "chips", "h100-sxm.json")
+    roof = "roofline --hardware {file} --matmul 64,4096,4096"
+    for name, edits, field in [
+        ("chip-hbm-bw-denormal.json", [("hbm_bw_Bps.value", 5e-324)], "hbm_bw_Bps"),
+        ("chip-hbm-bw-huge.json", [("hbm_bw_Bps.value", 1e300)], "hbm_bw_Bps"),
+        ("chip-peak-zero.json", [("peak_flops_per_s.bf16.value", 0)], "peak_flops_per_s.bf16"),
+        ("chip-peak-negative.json", [("peak_flops_per_s.bf16.value", -9.89e14)], "peak_flops_per_s.bf16"),
+        ("chip-peak-absurd.json", [("peak_flops_per_s.bf16.value", 1e30)], "peak_flops_per_s.bf16"),
+        ("chip-hbm-one-byte.json", [("hbm_bytes.value", 1)], "hbm_bytes"),
+        ("chip-nvlink-latency-10s.json", [("interconnect.nvlink.hop_latency_s.value", 10)], "hop_latency_s"),
+        ("chip-host-link-text.json", [("host_link_Bps.value", "fast")], "host_link_Bps"),
+        ("chip-price-absurd.json", [("price_usd_per_chip_hour", {"value": 1e9, "source": "typo"})], "price_usd_per_chip_hour"),
+        ("chip-no-hbm.json", [("hbm_bytes", DELETE)], "hbm_bytes"),
+        ("chip-clock-absurd.json", [("vector_unit.clock_hz.value", 1e20)], "clock_hz"),
+        ("chip-on-chip-absurd.json", [("on_chip_memory_bytes.value", 1e15)], "on_chip_memory_bytes"),
+        ("chip-unknown-dtype.json", [("peak_flops_per_s.bf17", {"value": 1e15, "source": "typo"})], "bf17"),
+        ("chip-kernel-launch-5s.json", [("kernels.gemm.launch_s", 5)], "kernels.gemm.launch_s"),
+        ("chip-kernel-fraction-above-1.json", [("kernels.gemm.dtypes.bf16.peak_fraction", 1.5)], "peak_fraction"),
+        ("chip-kernel-no-backward.json", [("kernels.attention.cudnn.backward", DELETE)], "kernels.attention.cudnn.backward"),
+        ("chip-kernel-copy-zero.json", [("kernels.memory_bound.copy", 0)], "kernels.memory_bound.copy"),
+        ("chip-output-passes-100.json", [("efficiency.matmul_output_passes", {"value": 100, "source": "typo"})], "matmul_output_passes"),
+    ]:
+        case(name, chip, edits, roof, [name, field])
+    case("chip-deep-nesting.json", None, [], roof, ["chip-deep-nesting.json", "nested deeper"], raw="[" * 200 + "]" * 200)
+    case("chip-truncated.json", None, [], roof, ["chip-truncated.json", "malformed JSON"], raw=json.dumps(chip)[:500])
+
+    model = load("models", "llama3-8b.json")
+    for name, edits, field in [
+        ("model-kv-heads-above-heads.json", [("n_kv_heads", 64), ("n_heads", 16)], "n_kv_heads"),
+        ("model-d-model-zero.json", [("d_model", 0)], "d_model"),
+        ("model-layers-absurd.json", [("n_layers", 1e13)], "n_layers"),
+        ("model-vocab-negative.json", [("vocab_size", -5)], "vocab_size"),
+    ]:
+        case(name, model, edits, "model {file}", [name, field])
+
+    strategy = load("strategies", "megatron-3d.json")
+    train_with = "train --model llama3-8b --hardware dgx-h100 --chips 8 "
+    for name, edits, field in [
+        ("strategy-axis-twice.json", [("activations.residual.batch", ["data", "data"])], "activations.residual.batch"),
+        ("strategy-axis-two-dims.json", [("activations.residual.seq", ["data"])], "activations.residual"),
+        ("strategy-unknown-dim.json", [("weights.qkv.vocab", ["tensor"])], "weights.qkv.vocab"),
+        ("strategy-axis-number.json", [("weights.qkv.heads", [7])], "weights.qkv.heads"),
+    ]:
+        case(name, strategy, edits, train_with + "--strategy {file}", [name, field])
+
+    stack = load("stacks", "pytorch-eager.json")
+    case("stack-elementwise-sometimes.json", stack, [("elementwise", "sometimes")], train_with + "--stack {file}",
+         ["stack-elementwise-sometimes.json", "elementwise"])
+    case("stack-overhead-fraction-5.json", stack, [("fitted.layer_overhead_fraction", 5)], train_with + "--stack {file}",
+         ["stack-overhead-fraction-5.json", "fitted.layer_overhead_fraction"])
+
+    scenario = load("scenarios", "llama3-70b-tpu-v5p-512.json")
+    for name, edits, field in [
+        ("scenario-model-proc.json", [("model", "/proc/self/environ")], "pseudo-file"),
+        ("scenario-unknown-stack.json", [("stack", "nope")], "stack"),
+        ("scenario-chips-zero.json", [("chips", 0)], "chips"),
+        ("scenario-seq-negative.json", [("seq_len", -2048)], "seq_len"),
+        ("scenario-tp-does-not-divide.json", [("plan.tp", 3)], "tp"),
+    ]:
+        case(name, scenario, edits, "train --scenario {file}", [field])
+
+    runs = load("tests", "data", "runs", "published-runs-dev.json")
+    record = next(r for r in runs["records"] if r["hardware"]["accelerator"] == "h100-sxm" and r["model"]["moe"] is None)
+    tpu_record = next(r for r in runs["records"] if r["hardware"]["accelerator"].startswith("tpu"))
+    one = lambda r: {"schema": runs["schema"], "records": [r]}
+    for name, base, edits, field in [
+        ("run-kv-heads-above-heads.json", record, [("model.kv_heads", record["model"]["heads"] * 4)], "kv_heads"),
+        ("run-plan-product.json", record, [("plan.dp", record["plan"]["dp"] * 3)], "plan.dp"),
+        ("run-mfu-above-one.json", record, [("measured.mfu", {"value": 1.5, "status": "stated"})], "mfu"),
+        ("run-tpu-with-nvlink.json", tpu_record, [("hardware.nvlink_domain", 8)], "nvlink_domain"),
+        ("run-negative-seq.json", record, [("workload.seq_len", -1)], "seq_len"),
+    ]:
+        case(name, one(base), [("records.0." + k, v) for k, v in edits], "validate {file}", [name, field])
+
+    topo = load("hardware", "topologies", "hypercube-16.json")
+    many_links = [[a, b] for a in range(64) for b in range(64) if a < b] * 3
+    case("topology-too-many-links.json", topo, [("levels.0.chips", 64), ("levels.0.links", many_links)],
+         "train --model llama3-8b --topology {file}", ["topology-too-many-links.json", "links"])
+    case("topology-disconnected.json", topo, [("levels.0.links", [[0, 1], [2, 3]])],
+         "train --model llama3-8b --topology {file}", ["topology-disconnected.json", "disconnected"])
+    case("topology-bandwidth-absurd.json", topo, [("levels.0.link_bw_Bps_one_way.value", 1e20)],
+         "train --model llama3-8b --topology {file}", ["topology-bandwidth-absurd.json", "link_bw_Bps_one_way"])
+    case("topology-latency-10s.json", topo, [("levels.0.hop_latency_s.value", 10)],
+         "train --model llama3-8b --topology {file}", ["topology-latency-10s.json", "hop_latency_s"])
+    case("topology-link-out-of-range.json", topo, [("levels.0.links.0", [0, 99])],
+         "train --model llama3-8b --topology {file}", ["topology-link-out-of-range.json", "links[0]"])
+
+    json.dump({"description": "hostile inputs: each must be refused with exit 2 naming the file (or flag) and the field",
+               "cases": cases}, open(os.path.join(OUT, "cases.json"), "w"), indent=1)
+    print(len(cases), "cases written to", os.path.relpath(OUT, ROOT))
+
+
+if __name__ == "__main__":
+    main()

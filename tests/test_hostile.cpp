@@ -1,0 +1,53 @@
+// The hostile corpus (tests/data/hostile/, written by scripts/make_hostile_corpus.py): each file is
+// broken in one way a hostile or careless user might break it, and each must be refused by the
+// command that reads it with exit 2, one line naming the file (or flag) and the field, no NaN,
+// nothing on stdout, the file untouched, and quickly.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace {
+
+#ifdef RIDGELINE_SANITIZED
+constexpr double kSecondsPerCase = 20;  // ASan/UBSan builds run several times slower
+#else
+constexpr double kSecondsPerCase = 2;
+#endif
+
+std::string replace_file(std::string command, const std::string& path) {
+    const auto at = command.find("{file}");
+    REQUIRE(at != std::string::npos);
+    return command.replace(at, 6, path);
+}
+
+}  // namespace
+
+TEST_CASE("hostile inputs: every case is refused with exit 2 naming the file and field, quickly, changing nothing") {
+    const auto folder = ridgeline::test::data_file("hostile");
+    const nlohmann::json corpus = ridgeline::test::read_json(folder / "cases.json");
+    REQUIRE(corpus["cases"].size() >= 40);
+    for (const auto& c : corpus["cases"]) {
+        const auto path = folder / c["file"].get<std::string>();
+        CAPTURE(path.string());
+        const auto size = std::filesystem::file_size(path);
+        const auto written = std::filesystem::last_write_time(path);
+        const auto start = std::chrono::steady_clock::now();
+        const auto result = ridgeline::test::run_ridgeline(replace_file(c["command"], path.string()));
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        CAPTURE(result.err);
+        CHECK(result.exit_code == 2);
+        CHECK(result.out.empty());
+        CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+        for (const auto& needle : c["needles"]) CHECK(result.err.find(needle.get<std::string>()) != std::string::npos);
+        CHECK(result.err.find("nan") == std::string::npos);
+        CHECK(result.err.find("inf ") == std::string::npos);
+        CHECK(seconds < kSecondsPerCase);
+        CHECK(std::filesystem::file_size(path) == size);
+        CHECK(std::filesystem::last_write_time(path) == written);
+    }
+}
