@@ -334,7 +334,7 @@ TrainingReport simulate_training(const TrainingScenario& scenario) {
         {"pipeline sends", part(StepPart::pipeline_sends), network(layout.send_level)},
         {"gradient sync (exposed)", part(StepPart::gradient_sync), network(layout.step_level)},
         {"optimizer step", part(StepPart::optimizer), {knobs.offload_optimizer ? Bound::host_link : Bound::memory, ""}},
-        {"framework overhead (" + scenario.stack.name + ")", part(StepPart::framework), {Bound::latency, ""}},
+        {"framework overhead (stack)", part(StepPart::framework), {Bound::latency, ""}},
     };
     double largest = -1;
     for (const auto& c : report.components)
