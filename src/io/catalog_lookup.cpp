@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/error.hpp"
 #include "io/json_reader.hpp"
 
 namespace ridgeline::io {
@@ -56,6 +57,12 @@ bool looks_like_path(const std::string& name) {
     std::error_code error;
     return (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) ||
            std::filesystem::is_regular_file(name, error);
+}
+
+std::filesystem::path catalog_file(const std::string& name_or_path, const std::vector<CatalogEntry>& entries, const std::string& field) {
+    if (looks_like_path(name_or_path)) return name_or_path;
+    if (const auto entry = find_entry(entries, name_or_path)) return entry->file;
+    throw InputError(kRequest, field, "unknown " + field + " \"" + name_or_path + "\"; known: " + known_names(entries));
 }
 
 }  // namespace ridgeline::io

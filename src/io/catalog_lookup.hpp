@@ -25,6 +25,10 @@ namespace io {
 // A name ending in .json, or naming an existing file, is a file; anything else is a catalog name
 // (aliases such as "meta-llama/Meta-Llama-3-70B" contain slashes).
 [[nodiscard]] bool looks_like_path(const std::string& name);
+// The file a user means by `name_or_path`: the path itself, or the catalog entry of that name.
+// InputError naming the request's `field` and the known names otherwise.
+[[nodiscard]] std::filesystem::path catalog_file(const std::string& name_or_path, const std::vector<CatalogEntry>& entries,
+                                                 const std::string& field);
 
 }  // namespace io
 }  // namespace ridgeline

@@ -2,6 +2,7 @@
 
 #include "report/bound_text.hpp"
 #include "report/reports.hpp"
+#include "report/json_documents.hpp"
 #include "report/software_text.hpp"
 #include "report/table.hpp"
 
@@ -118,13 +119,7 @@ std::string serve_table(const ServingScenario& s, const ServingReport& r, const 
 }
 
 std::string serve_json(const ServingScenario& s, const ServingReport& r, const ServeExtras& extras) {
-    nlohmann::json doc;
-    doc["schema"] = "ridgeline.serve/1";
-    doc["model"] = s.model.name;
-    doc["chip"] = s.chip.name;
-    doc["cluster"] = s.cluster.name;
-    doc["chips"] = s.cluster.chips();
-    doc["stack"] = {{"name", s.stack.name}, {"attention", s.stack.attention}, {"kernels", kernels_source(s.chip)}};
+    nlohmann::json doc = job_document("ridgeline.serve/1", s.model.name, s.chip, s.cluster, s.stack);
     doc["plan"] = {{"tp", s.plan.tp}, {"pp", s.plan.pp}, {"ep", s.plan.ep}, {"dp", s.plan.dp},
                    {"weights_dtype", dtype_name(s.plan.weights)}, {"kv_dtype", dtype_name(s.plan.kv_cache)}};
     doc["batch_seqs"] = s.batch_seqs;

@@ -60,15 +60,19 @@ std::string training_table(const TrainingScenario& s, const TrainingReport& r, d
     return text + memory.render();
 }
 
+nlohmann::json job_document(const std::string& schema, const std::string& model, const ChipSpec& chip, const Cluster& cluster,
+                            const Stack& stack) {
+    return {{"schema", schema},
+            {"model", model},
+            {"chip", chip.name},
+            {"cluster", cluster.name},
+            {"chips", cluster.chips()},
+            {"stack", {{"name", stack.name}, {"attention", stack.attention}, {"kernels", kernels_source(chip)}}}};
+}
+
 nlohmann::json training_document(const TrainingScenario& s, const TrainingReport& r, double train_tokens) {
-    nlohmann::json doc;
-    doc["schema"] = "ridgeline.train/1";
-    doc["model"] = s.model.name;
-    doc["chip"] = s.chip.name;
-    doc["cluster"] = s.cluster.name;
-    doc["chips"] = s.cluster.chips();
+    nlohmann::json doc = job_document("ridgeline.train/1", s.model.name, s.chip, s.cluster, s.stack);
     doc["strategy"] = s.strategy.name;
-    doc["stack"] = {{"name", s.stack.name}, {"attention", s.stack.attention}, {"kernels", kernels_source(s.chip)}};
     for (const auto& placed : s.mesh.axes) doc["plan"]["axes"][placed.axis.name] = placed.axis.size;
     doc["plan"]["micro_batch_seqs"] = s.plan.micro_batch_seqs;
     doc["plan"]["microbatches"] = s.plan.microbatches;

@@ -95,10 +95,7 @@ std::vector<CatalogEntry> list_strategies(const std::filesystem::path& data_dir)
 }
 
 Strategy resolve_strategy(const std::string& name_or_path, const std::filesystem::path& data_dir) {
-    if (io::looks_like_path(name_or_path)) return load_strategy_file(name_or_path);
-    const auto strategies = list_strategies(data_dir);
-    if (const auto entry = io::find_entry(strategies, name_or_path)) return load_strategy_file(entry->file);
-    throw InputError(kRequest, "strategy", "unknown strategy \"" + name_or_path + "\"; known: " + io::known_names(strategies));
+    return load_strategy_file(io::catalog_file(name_or_path, list_strategies(data_dir), "strategy"));
 }
 
 }  // namespace ridgeline

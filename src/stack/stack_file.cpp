@@ -36,10 +36,7 @@ Stack load_stack_file(const std::filesystem::path& path) {
 std::vector<CatalogEntry> list_stacks(const std::filesystem::path& data_dir) { return io::list_catalog(data_dir / "stacks"); }
 
 Stack resolve_stack(const std::string& name_or_path, const std::filesystem::path& data_dir) {
-    if (io::looks_like_path(name_or_path)) return load_stack_file(name_or_path);
-    const auto stacks = list_stacks(data_dir);
-    if (const auto entry = io::find_entry(stacks, name_or_path)) return load_stack_file(entry->file);
-    throw InputError(kRequest, "stack", "unknown stack \"" + name_or_path + "\"; known: " + io::known_names(stacks));
+    return load_stack_file(io::catalog_file(name_or_path, list_stacks(data_dir), "stack"));
 }
 
 }  // namespace ridgeline
