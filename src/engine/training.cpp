@@ -204,7 +204,8 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     } else {
         l.logits_s = 3.0 * logits_gemm.lower_bound_s() + output.loss_bytes() / hbm_Bps();
     }
-    l.step_overhead_s = s_.stack.per_step_overhead_s;
+    // Fitted on chips with measured kernels only; an efficiency block fitted on runs holds it already.
+    l.step_overhead_s = s_.chip.kernels ? s_.stack.per_step_overhead_s : 0.0;
 
     // Pipeline: a micro-batch's activations cross each stage boundary forward and back.
     if (pp > 1) {
