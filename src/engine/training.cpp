@@ -34,7 +34,6 @@ struct LayerTime {
     PerStep per_step;
 };
 
-
 class LayoutCoster {
 public:
     LayoutCoster(const TrainingScenario& s, CollectiveMemo* memo) : s_(s), memo_(memo) {}
