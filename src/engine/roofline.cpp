@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-
 #include "engine/cost.hpp"
+#include "engine/step_model.hpp"
 
 namespace ridgeline {
 
@@ -71,6 +71,12 @@ RooflineTime gemm_time(const ChipSpec& chip, const Gemm& g, const MatmulDtypes& 
     return roofline_time(flops, bytes,
                          chip.peak_flops(dtypes.compute) * matmul_efficiency(e, dtypes.compute, g.rows, g.contract, g.cols),
                          chip.hbm_bw_Bps * e.hbm);
+}
+
+double gemm_backward_s(const ChipSpec& chip, const Gemm& g, const MatmulDtypes& dtypes) {
+    if (!chip.kernels) return kMatmulBackwardRatio * gemm_time(chip, g, dtypes).lower_bound_s();
+    return gemm_time(chip, {g.rows, g.cols, g.contract, g.instances, g.weight_elements}, dtypes).lower_bound_s() +
+           gemm_time(chip, {g.contract, g.rows, g.cols, g.instances, 0.0}, dtypes).lower_bound_s();
 }
 
 RooflineTime attention_time(const ChipSpec& chip, const std::string& family, AttentionPassKind pass, double flops, double bytes,

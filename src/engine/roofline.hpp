@@ -56,6 +56,11 @@ struct Gemm {
 };
 [[nodiscard]] RooflineTime gemm_time(const ChipSpec& chip, const Gemm& gemm, const MatmulDtypes& dtypes);
 
+// A GEMM's backward pass: where kernels are measured, the input gradient [rows, cols] x [cols,
+// contract] (reading the weights) and the weight gradient [contract, rows] x [rows, cols] (writing
+// them), each a GEMM of its own shape; else twice the forward GEMM.
+[[nodiscard]] double gemm_backward_s(const ChipSpec& chip, const Gemm& gemm, const MatmulDtypes& dtypes);
+
 // Fused attention, one pass: `flops` at the measured fraction of peak of the kernel `family`
 // (flash-attention-2, cudnn ...; lower at short causal sequences, `causal_seq_len` 0 for one query
 // per sequence, as in decode), `bytes` (KV cache and activations) at the achievable HBM bandwidth.

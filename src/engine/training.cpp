@@ -82,14 +82,11 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
     const MatmulDtypes dtypes{Dtype::bf16, Dtype::bf16, s_.plan.compute};
     const bool measured = chip.kernels.has_value();
     for (const DerivedMatmul& m : work.matmuls) {
-        const RooflineTime time = gemm_time(chip, {m.rows, m.contract, m.cols, m.instances, m.weight_elements}, dtypes);
+        const Gemm gemm{m.rows, m.contract, m.cols, m.instances, m.weight_elements};
+        const RooflineTime time = gemm_time(chip, gemm, dtypes);
         t.matmul_fwd += time.lower_bound_s();
         t.matmul_memory_bound = t.matmul_memory_bound || time.memory_s > time.compute_s;
-        // Backward: the input gradient [rows, cols] x [cols, contract] (reading the weights) and the
-        // weight gradient [contract, rows] x [rows, cols] (writing them), each of the forward's FLOPs.
-        t.matmul_bwd += measured ? gemm_time(chip, {m.rows, m.cols, m.contract, m.instances, m.weight_elements}, dtypes).lower_bound_s() +
-                                       gemm_time(chip, {m.contract, m.rows, m.cols, m.instances, 0.0}, dtypes).lower_bound_s()
-                                 : kMatmulBackwardRatio * time.lower_bound_s();
+        t.matmul_bwd += gemm_backward_s(chip, gemm, dtypes);
         if (measured && dtypes.compute == Dtype::fp8) {
             // fp8 GEMMs quantise what they read (Transformer Engine): the input is cast forward
             // (read bf16, write fp8); backward the output gradient is cast, and both fp8 operands
@@ -191,17 +188,14 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     const OutputWork& output = work.output;
     const DerivedMatmul& logits = output.logits;
     const MatmulDtypes dtypes{Dtype::bf16, Dtype::bf16, plan.compute};
-    const RooflineTime logits_gemm = gemm_time(s_.chip, {logits.rows, logits.contract, logits.cols, logits.instances, logits.weight_elements}, dtypes);
+    const Gemm logits_gemm{logits.rows, logits.contract, logits.cols, logits.instances, logits.weight_elements};
+    l.logits_s = gemm_time(s_.chip, logits_gemm, dtypes).lower_bound_s() + gemm_backward_s(s_.chip, logits_gemm, dtypes);
     if (s_.chip.kernels) {
-        // Its input and weight gradients as GEMMs of their own; the loss reads the bf16 logits and
-        // writes their gradient, at the measured rate of the stack's cross-entropy.
-        const RooflineTime dgrad = gemm_time(s_.chip, {logits.rows, logits.cols, logits.contract, 1, logits.weight_elements}, dtypes);
-        const RooflineTime wgrad = gemm_time(s_.chip, {logits.contract, logits.rows, logits.cols, 1, 0.0}, dtypes);
+        // The loss reads the bf16 logits and writes their gradient, at the measured rate of the stack's cross-entropy.
         const char* loss = s_.stack.fp32_cross_entropy ? "cross_entropy_fwdbwd_fp32upcast" : "cross_entropy_fwdbwd_bf16";
-        l.logits_s = logits_gemm.lower_bound_s() + dgrad.lower_bound_s() + wgrad.lower_bound_s() +
-                     memory_bound_s(s_.chip, loss, 2.0 * 2.0 * logits.rows * output.vocab_local);
+        l.logits_s += memory_bound_s(s_.chip, loss, 2.0 * 2.0 * logits.rows * output.vocab_local);
     } else {
-        l.logits_s = 3.0 * logits_gemm.lower_bound_s() + output.loss_bytes() / hbm_Bps();
+        l.logits_s += output.loss_bytes() / hbm_Bps();
     }
     // Fitted on chips with measured kernels only; an efficiency block fitted on runs holds it already.
     l.step_overhead_s = s_.chip.kernels ? s_.stack.per_step_overhead_s : 0.0;

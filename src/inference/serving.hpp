@@ -22,7 +22,8 @@ namespace ridgeline {
 
 // A deployment (a Plan): dp replicas of tp x pp chips each; ep groups of replicas share the
 // routed experts (each chip holds 1/ep of them), as expert parallelism carved from data
-// parallelism, as in training (no fsdp, no cp). Deployments split heads and MLP widths over tensor and experts over expert: Megatron's layout,
+// parallelism, as in training (no fsdp, no cp). Deployments split heads and MLP widths over
+// tensor and experts over expert: Megatron's layout,
 // which vLLM and TensorRT-LLM run.
 inline constexpr const char* kServingStrategy = "megatron-3d";
 
