@@ -12,10 +12,6 @@ namespace ridgeline {
 
 namespace {
 
-// Sizes in elements or tokens (tile widths, half-efficiency sequences) and passes over memory.
-constexpr io::PhysicalRange kDimension{1e-3, 1e7, ""};
-constexpr io::PhysicalRange kPasses{1.0, 16.0, ""};
-
 constexpr const char* kChipFormat = "ridgeline.chip/1";
 constexpr const char* kSystemFormat = "ridgeline.system/1";
 
@@ -28,8 +24,8 @@ int small_positive_int(io::JsonObject& object, const std::string& key) {
 ScaleOutSpec parse_chip_scale_out(io::JsonObject object) {
     ScaleOutSpec spec;
     spec.kind = object.string("kind");
-    spec.bw_per_chip_Bps_one_way = object.sourced_in("bw_per_chip_Bps_one_way", io::kBandwidthBps);
-    spec.latency_s = object.sourced_in("latency_s", io::kLatencyS);
+    spec.bw_per_chip_Bps_one_way = object.sourced_in("bw_per_chip_Bps_one_way", io::range::bandwidth_Bps);
+    spec.latency_s = object.sourced_in("latency_s", io::range::latency_s);
     object.finish();
     return spec;
 }
@@ -46,14 +42,14 @@ KernelModel read_kernels(io::JsonObject& block) {
     KernelModel k;
     k.source = block.string("source");
     auto gemm = block.object("gemm");
-    k.gemm_launch_s = gemm.sourced_in("launch_s", io::kLatencyS);
+    k.gemm_launch_s = gemm.sourced_in("launch_s", io::range::latency_s);
     k.gemm_hbm_fraction = read_fraction(gemm, "hbm_fraction");
     auto dtypes = gemm.object("dtypes");
     for (const std::string& key : dtypes.keys()) {
         const auto dtype = parse_dtype(key);
         if (!dtype) dtypes.fail(key, "unknown dtype (known: fp32, tf32, bf16, fp16, fp8, int8, int4, fp4)");
         auto entry = dtypes.object(key);
-        k.gemm[index_of(*dtype)] = GemmKernel{read_fraction(entry, "peak_fraction"), entry.sourced_in("half_rows", kDimension)};
+        k.gemm[index_of(*dtype)] = GemmKernel{read_fraction(entry, "peak_fraction"), entry.sourced_in("half_rows", io::range::kernel_dimension)};
         entry.finish();
     }
     dtypes.finish();
@@ -64,7 +60,7 @@ KernelModel read_kernels(io::JsonObject& block) {
         AttentionFamily f{family, {}, {}};
         for (auto [pass, out] : {std::pair{"forward", &f.forward}, std::pair{"backward", &f.backward}}) {
             auto part = entry.object(pass);
-            *out = {read_fraction(part, "peak_fraction"), part.sourced_in("half_seq", kDimension)};
+            *out = {read_fraction(part, "peak_fraction"), part.sourced_in("half_seq", io::range::kernel_dimension)};
             part.finish();
         }
         entry.finish();
@@ -109,27 +105,27 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
     for (const std::string& key : peaks.keys()) {
         const auto dtype = parse_dtype(key);
         if (!dtype) peaks.fail(key, "unknown dtype (known: fp32, tf32, bf16, fp16, fp8, int8, int4, fp4)");
-        chip.peak_flops_per_s[index_of(*dtype)] = peaks.sourced_in(key, io::kFlopsPerS);
+        chip.peak_flops_per_s[index_of(*dtype)] = peaks.sourced_in(key, io::range::flops_per_s);
     }
     if (!chip.supports(Dtype::bf16)) peaks.fail("bf16", "missing required field");
     // fp16 runs at the bf16 rate on every chip we model unless a file says otherwise.
     if (!chip.supports(Dtype::fp16)) chip.peak_flops_per_s[index_of(Dtype::fp16)] = chip.peak_flops(Dtype::bf16);
     peaks.finish();
 
-    chip.hbm_bytes = root.sourced_in("hbm_bytes", io::kMemoryBytes);
-    chip.hbm_bw_Bps = root.sourced_in("hbm_bw_Bps", io::kBandwidthBps);
-    chip.on_chip_memory_bytes = root.sourced_in("on_chip_memory_bytes", io::kOnChipBytes);
+    chip.hbm_bytes = root.sourced_in("hbm_bytes", io::range::memory_bytes);
+    chip.hbm_bw_Bps = root.sourced_in("hbm_bw_Bps", io::range::bandwidth_Bps);
+    chip.on_chip_memory_bytes = root.sourced_in("on_chip_memory_bytes", io::range::on_chip_bytes);
     if (auto vector = root.optional_object("vector_unit")) {
         VectorUnitSpec spec;
         spec.units = small_positive_int(*vector, "units");
         spec.lanes_per_unit = static_cast<int>(vector->sourced_positive_int("lanes_per_unit"));
-        spec.clock_hz = vector->sourced_in("clock_hz", io::kClockHz);
-        spec.shared_memory_per_unit_bytes = vector->sourced_in("shared_memory_per_unit_bytes", io::kOnChipBytes);
+        spec.clock_hz = vector->sourced_in("clock_hz", io::range::clock_Hz);
+        spec.shared_memory_per_unit_bytes = vector->sourced_in("shared_memory_per_unit_bytes", io::range::on_chip_bytes);
         vector->finish();
         chip.vector_unit = spec;
     }
-    chip.host_link_Bps = root.sourced_in("host_link_Bps", io::kBandwidthBps);
-    chip.price_usd_per_chip_hour = root.optional_sourced_in("price_usd_per_chip_hour", io::kPriceUsdPerHour);
+    chip.host_link_Bps = root.sourced_in("host_link_Bps", io::range::bandwidth_Bps);
+    chip.price_usd_per_chip_hour = root.optional_sourced_in("price_usd_per_chip_hour", io::range::price_usd_per_hour);
     if (auto efficiency = root.optional_object("efficiency")) {
         ChipEfficiency& e = chip.efficiency;
         const auto fraction = [&](const std::string& key, double fallback) {
@@ -139,13 +135,13 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
         };
         e.matmul_max = fraction("matmul_max", 1.0);
         e.matmul_max_fp8 = fraction("matmul_max_fp8", e.matmul_max);
-        e.matmul_half_dim = efficiency->optional_sourced_in("matmul_half_dim", kDimension).value_or(0.0);
+        e.matmul_half_dim = efficiency->optional_sourced_in("matmul_half_dim", io::range::kernel_dimension).value_or(0.0);
         e.attention = fraction("attention", 1.0);
-        e.attention_half_seq = efficiency->optional_sourced_in("attention_half_seq", kDimension).value_or(0.0);
+        e.attention_half_seq = efficiency->optional_sourced_in("attention_half_seq", io::range::kernel_dimension).value_or(0.0);
         e.hbm = fraction("hbm", 1.0);
         e.collective = fraction("collective", 1.0);
-        e.kernel_overhead_s = efficiency->optional_sourced_in("kernel_overhead_s", io::kLatencyS).value_or(0.0);
-        e.matmul_output_passes = efficiency->optional_sourced_in("matmul_output_passes", kPasses).value_or(1.0);
+        e.kernel_overhead_s = efficiency->optional_sourced_in("kernel_overhead_s", io::range::latency_s).value_or(0.0);
+        e.matmul_output_passes = efficiency->optional_sourced_in("matmul_output_passes", io::range::kernel_passes).value_or(1.0);
         if (e.matmul_output_passes < 1.0) efficiency->fail("matmul_output_passes", "expected at least 1 (the output is written once)");
         if (auto kinds = efficiency->optional_object("collective_kinds")) read_collective_kinds(*kinds, e);
         efficiency->allow("origin");
@@ -174,16 +170,16 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
         IciSpec spec;
         spec.links_per_chip = small_positive_int(*ici, "links_per_chip");
         spec.torus_axes = small_positive_int(*ici, "torus_axes");
-        spec.link_bw_Bps_one_way = ici->sourced_in("link_bw_Bps_one_way", io::kBandwidthBps);
-        spec.hop_latency_s = ici->sourced_in("hop_latency_s", io::kLatencyS);
+        spec.link_bw_Bps_one_way = ici->sourced_in("link_bw_Bps_one_way", io::range::bandwidth_Bps);
+        spec.hop_latency_s = ici->sourced_in("hop_latency_s", io::range::latency_s);
         ici->finish();
         chip.ici = spec;
     }
     if (auto nvlink = interconnect.optional_object("nvlink")) {
         NvlinkSpec spec;
         spec.links_per_chip = small_positive_int(*nvlink, "links_per_chip");
-        spec.bw_per_chip_Bps_one_way = nvlink->sourced_in("bw_per_chip_Bps_one_way", io::kBandwidthBps);
-        spec.hop_latency_s = nvlink->sourced_in("hop_latency_s", io::kLatencyS);
+        spec.bw_per_chip_Bps_one_way = nvlink->sourced_in("bw_per_chip_Bps_one_way", io::range::bandwidth_Bps);
+        spec.hop_latency_s = nvlink->sourced_in("hop_latency_s", io::range::latency_s);
         nvlink->finish();
         chip.nvlink = spec;
     }
@@ -230,7 +226,7 @@ SystemSpec load_system_file(const std::filesystem::path& path) {
     system.max_scale_out_domains = scale_out.optional_positive_int("max_nodes");
     if (scale_out.has("nodes_per_leaf")) system.domains_per_leaf = scale_out.sourced_positive_int("nodes_per_leaf");
     else scale_out.allow("nodes_per_leaf");
-    system.oversubscription = scale_out.optional_sourced_in("oversubscription", io::kOversubscription).value_or(1.0);
+    system.oversubscription = scale_out.optional_sourced_in("oversubscription", io::range::oversubscription).value_or(1.0);
     if (system.oversubscription < 1.0) scale_out.fail("oversubscription", "expected a ratio >= 1 (downlink : uplink)");
     scale_out.allow("source");
     scale_out.finish();

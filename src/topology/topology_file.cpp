@@ -41,7 +41,7 @@ CustomTopology load_topology_file(const std::filesystem::path& path, const std::
     if (!entry) root.fail("chip", "unknown chip \"" + chip_name + "\"; known: " + io::known_names(chips));
     topology.hardware.chip = load_chip_file(entry->file);
     topology.cluster.chip_name = topology.hardware.chip.name;
-    topology.cluster.collective_overhead_s = root.optional_sourced_in("collective_overhead_s", io::kLatencyS).value_or(0.0);
+    topology.cluster.collective_overhead_s = root.optional_sourced_in("collective_overhead_s", io::range::latency_s).value_or(0.0);
 
     const auto& levels = root.raw("levels");
     if (!levels.is_array() || levels.empty()) root.fail("levels", "expected a non-empty array of levels, innermost first");
@@ -58,8 +58,8 @@ CustomTopology load_topology_file(const std::filesystem::path& path, const std::
             if (index != 0) level.fail("kind", "a " + kind + " level must be the innermost");
             const std::int64_t extent = level.positive_int(kind == "switch" ? "size" : "chips");
             const double bandwidth =
-                level.sourced_in(kind == "switch" ? "bw_per_chip_Bps_one_way" : "link_bw_Bps_one_way", io::kBandwidthBps);
-            PhysicalDim dim = make_switched_dim(name, extent, bandwidth, level.sourced_in("hop_latency_s", io::kLatencyS));
+                level.sourced_in(kind == "switch" ? "bw_per_chip_Bps_one_way" : "link_bw_Bps_one_way", io::range::bandwidth_Bps);
+            PhysicalDim dim = make_switched_dim(name, extent, bandwidth, level.sourced_in("hop_latency_s", io::range::latency_s));
             if (kind == "graph") dim.kind = DimKind::graph;
             if (kind == "graph") {
                 if (dim.extent > 4096) level.fail("chips", "custom graphs of more than 4096 chips are not supported");
@@ -93,8 +93,8 @@ CustomTopology load_topology_file(const std::filesystem::path& path, const std::
             const auto& wraps = level.raw("wraps");
             if (!wraps.is_array() || wraps.size() != dims.size())
                 level.fail("wraps", "expected one true/false per torus axis");
-            const double link_bw = level.sourced_in("link_bw_Bps_one_way", io::kBandwidthBps);
-            const double latency = level.sourced_in("hop_latency_s", io::kLatencyS);
+            const double link_bw = level.sourced_in("link_bw_Bps_one_way", io::range::bandwidth_Bps);
+            const double latency = level.sourced_in("hop_latency_s", io::range::latency_s);
             static const char* inner_names[] = {"x", "y", "z", "w"};
             if (dims.size() > 4) level.fail("dims", "expected at most 4 torus axes");
             for (std::size_t a = 0; a < dims.size(); ++a) {
@@ -108,11 +108,11 @@ CustomTopology load_topology_file(const std::filesystem::path& path, const std::
         } else if (kind == "fat_tree" || kind == "dcn") {
             if (index == 0) level.fail("kind", "a " + kind + " level joins domains; put a switch, torus or graph level first");
             const std::int64_t extent = level.positive_int(kind == "dcn" ? "slices" : "nodes");
-            const double bandwidth = level.sourced_in("bw_per_chip_Bps_one_way", io::kBandwidthBps);
-            const double latency = level.sourced_in("latency_s", io::kLatencyS);
+            const double bandwidth = level.sourced_in("bw_per_chip_Bps_one_way", io::range::bandwidth_Bps);
+            const double latency = level.sourced_in("latency_s", io::range::latency_s);
             const std::int64_t per_leaf = level.optional_positive_int("nodes_per_leaf").value_or(extent);
             PhysicalDim dim = make_fabric_dim(name, level_index, extent, bandwidth, latency, per_leaf,
-                                              level.optional_sourced_in("oversubscription", io::kOversubscription).value_or(1.0));
+                                              level.optional_sourced_in("oversubscription", io::range::oversubscription).value_or(1.0));
             if (dim.oversubscription < 1.0) level.fail("oversubscription", "expected a ratio >= 1 (downlink : uplink)");
             level_chips = dim.extent;
             topology.cluster.dims.push_back(dim);
