@@ -1,7 +1,7 @@
 // The hostile corpus (tests/data/hostile/, written by scripts/make_hostile_corpus.py): each file is
 // broken in one way a hostile or careless user might break it, and each must be refused by the
 // command that reads it with exit 2, one line naming the file (or flag) and the field, no NaN,
-// nothing on stdout, the file untouched, and quickly.
+// nothing on stdout, the file untouched, quickly and in bounded memory.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -15,8 +15,10 @@ namespace {
 
 #ifdef RIDGELINE_SANITIZED
 constexpr double kSecondsPerCase = 20;  // ASan/UBSan builds run several times slower
+constexpr double kMaxResidentBytes = 4e9;  // and keep shadow memory
 #else
 constexpr double kSecondsPerCase = 2;
+constexpr double kMaxResidentBytes = 500e6;
 #endif
 
 std::string replace_file(std::string command, const std::string& path) {
@@ -47,6 +49,8 @@ TEST_CASE("hostile inputs: every case is refused with exit 2 naming the file and
         CHECK(result.err.find("nan") == std::string::npos);
         CHECK(result.err.find("inf ") == std::string::npos);
         CHECK(seconds < kSecondsPerCase);
+        CHECK(result.max_rss_bytes > 0);
+        CHECK(result.max_rss_bytes < kMaxResidentBytes);
         CHECK(std::filesystem::file_size(path) == size);
         CHECK(std::filesystem::last_write_time(path) == written);
     }

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,13 +32,28 @@ CommandResult run_ridgeline(const std::string& arguments) {
     const auto err_path = std::filesystem::temp_directory_path() / ("ridgeline_test_err_" + std::to_string(::getpid()));
     const std::string command = std::string(RIDGELINE_BINARY) + " " + arguments + " 2>" + err_path.string();
     CommandResult result;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    REQUIRE(pipe != nullptr);
+    // fork + wait4 rather than popen, so the child's peak resident memory comes back with its status.
+    int out_pipe[2];
+    REQUIRE(::pipe(out_pipe) == 0);
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        ::dup2(out_pipe[1], STDOUT_FILENO);
+        ::close(out_pipe[0]);
+        ::close(out_pipe[1]);
+        ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    ::close(out_pipe[1]);
     std::array<char, 4096> buffer{};
-    std::size_t read = 0;
-    while ((read = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), read);
-    const int status = ::pclose(pipe);
+    ssize_t read = 0;
+    while ((read = ::read(out_pipe[0], buffer.data(), buffer.size())) > 0) result.out.append(buffer.data(), static_cast<std::size_t>(read));
+    ::close(out_pipe[0]);
+    int status = 0;
+    struct rusage usage {};
+    REQUIRE(::wait4(child, &status, 0, &usage) == child);
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.max_rss_bytes = static_cast<double>(usage.ru_maxrss) * 1024.0;  // Linux reports KiB
     std::ifstream err(err_path);
     std::stringstream text;
     text << err.rdbuf();
