@@ -92,12 +92,18 @@ def main():
                 json.dump(doc, open(stack_path, "w"))
                 if not improved:
                     break
-            origin = ("fitted by scripts/fit_stacks.py on %s (%d training records of this stack on chips with measured kernels: "
+            origin = ("fitted by scripts/fit_stacks.py on %s (%d training records of this stack on chips with kernel models: "
                       "median |error| %.1f%%, p90 %.1f%%), %s" % (os.path.relpath(args.runs, ROOT), summary["count"],
                                                                   100 * summary["median_abs_error"], 100 * summary["p90_abs_error"],
                                                                   datetime.date.today().isoformat()))
             params["origin"] = origin
             print(name, json.dumps(params))
+            # A value on a grid's upper edge means overheads do not explain these records (a scaling
+            # collapse, say): nothing is written rather than a bound passed off as a fit.
+            edges = [key for key, grid in GRIDS.items() if params[key] >= grid[-1]]
+            if edges:
+                print("  not written: %s at the grid's upper edge" % ", ".join(edges))
+                continue
             if args.write:
                 path = os.path.join(ROOT, "stacks", name + ".json")
                 out = json.load(open(path))

@@ -14,6 +14,7 @@
 #include "model/transformer_math.hpp"
 #include "scenario/serving_setup.hpp"
 #include "sharding/strategy_file.hpp"
+#include "stack/stack_file.hpp"
 #include "test_support.hpp"
 #include "validation/validate.hpp"
 
@@ -27,6 +28,7 @@ ServingSetup setup_for(const std::string& model, const std::string& hardware, st
     setup.model = resolve_model(model, test::source_dir());
     setup.strategy = resolve_strategy(kServingStrategy, test::source_dir());
     setup.hardware = resolve_hardware(hardware, test::source_dir());
+    setup.stack = default_stack(setup.hardware.chip, true, test::source_dir());
     setup.chips = chips;
     setup.plan.tp = tp;
     setup.batch_seqs = batch;

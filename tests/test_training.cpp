@@ -103,6 +103,7 @@ TEST_CASE("data parallelism reduces gradients once per step: all-reduce (ZeRO-0)
 TEST_CASE("an ideal chip: MFU below 1, the step no shorter than its FLOPs at peak") {
     TrainingSetup setup = setup_for("llama3-8b", "h100", 8);
     setup.hardware.chip.efficiency = ChipEfficiency{};  // the bare roofline
+    setup.hardware.chip.kernels.reset();                // no kernel model, nor the stack's overheads
     setup.plan.tp = 8;
     setup.plan.sequence_parallel = true;
     const TrainingScenario scenario = build_training_scenario(setup, test::source_dir(), "test");

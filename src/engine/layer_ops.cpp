@@ -61,8 +61,8 @@ std::vector<LayerOp> layer_ops(const ModelSpec& model, const LayerWorkload& w, c
                 const AttentionCore& a = work.attention;
                 LayerOp core{"attention", a.flops, a.hbm_bytes(pass.context_len, act, bytes_per_element(w.kv_cache)), true, {}};
                 if (priced)
-                    core.predicted_s = attention_time(pricing->chip, pricing->stack.attention, AttentionPassKind::forward, core.flops,
-                                                      core.bytes, decode ? 0.0 : w.seq_len)
+                    core.predicted_s = attention_time(pricing->chip, attention_family(pricing->chip, pricing->stack.attention),
+                                                      AttentionPassKind::forward, core.flops, core.bytes, decode ? 0.0 : w.seq_len)
                                            .lower_bound_s();
                 add(core, fraction);
                 attention_added = true;

@@ -79,6 +79,18 @@ double gemm_backward_s(const ChipSpec& chip, const Gemm& g, const MatmulDtypes& 
            gemm_time(chip, {g.contract, g.rows, g.cols, g.instances, 0.0}, dtypes).lower_bound_s();
 }
 
+const std::string& attention_family(const ChipSpec& chip, const std::vector<std::string>& families) {
+    if (families.empty()) throw InputError(chip.name, "attention", "the stack names no attention kernel");
+    if (!chip.kernels) return families.front();
+    const auto& measured = chip.kernels->attention;
+    for (const std::string& family : families)
+        if (std::any_of(measured.begin(), measured.end(), [&](const AttentionFamily& f) { return f.name == family; })) return family;
+    std::string wanted;
+    for (const std::string& family : families) wanted += (wanted.empty() ? "" : ", ") + family;
+    throw InputError(chip.name, "kernels.attention." + families.front(),
+                     "no measurements of the stack's attention kernels (" + wanted + "; measured: " + names_of(measured) + ")");
+}
+
 RooflineTime attention_time(const ChipSpec& chip, const std::string& family, AttentionPassKind pass, double flops, double bytes,
                             double causal_seq_len) {
     const ChipEfficiency& e = chip.efficiency;

@@ -67,6 +67,9 @@ struct Gemm {
 // Chips without measured kernels use their efficiency block, the backward pass at its FLOPs.
 // InputError listing the measured families when the chip has none of that name.
 enum class AttentionPassKind { forward, backward };
+// The first of `families` (a stack's, in its order of preference) that the chip has measurements
+// of; on a chip with no kernel model, the first. InputError listing the measured ones when none is.
+[[nodiscard]] const std::string& attention_family(const ChipSpec& chip, const std::vector<std::string>& families);
 [[nodiscard]] RooflineTime attention_time(const ChipSpec& chip, const std::string& family, AttentionPassKind pass, double flops,
                                           double bytes, double causal_seq_len);
 

@@ -97,8 +97,9 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
         }
     }
     const double attention_flops = work.attention.flops;
-    t.attention_fwd = attention_time(chip, s_.stack.attention, AttentionPassKind::forward, attention_flops, 0.0, s_.seq_len).lower_bound_s();
-    t.attention_bwd = attention_time(chip, s_.stack.attention, AttentionPassKind::backward, kAttentionBackwardRatio * attention_flops, 0.0,
+    const std::string& family = attention_family(chip, s_.stack.attention);
+    t.attention_fwd = attention_time(chip, family, AttentionPassKind::forward, attention_flops, 0.0, s_.seq_len).lower_bound_s();
+    t.attention_bwd = attention_time(chip, family, AttentionPassKind::backward, kAttentionBackwardRatio * attention_flops, 0.0,
                                      s_.seq_len).lower_bound_s();
     for (const ElementwiseOp& op : work.elementwise) {
         const double bytes = op.elements * act_bytes;

@@ -41,7 +41,9 @@ double read_fraction(io::JsonObject& object, const std::string& key) {
 KernelModel read_kernels(io::JsonObject& block) {
     KernelModel k;
     k.source = block.string("source");
+    // Each part may say where it comes from (a fit, a cited benchmark, a derivation).
     auto gemm = block.object("gemm");
+    (void)gemm.optional_string("source");
     k.gemm_launch_s = gemm.sourced_in("launch_s", io::range::latency_s);
     k.gemm_hbm_fraction = read_fraction(gemm, "hbm_fraction");
     auto dtypes = gemm.object("dtypes");
@@ -57,6 +59,7 @@ KernelModel read_kernels(io::JsonObject& block) {
     auto attention = block.object("attention");
     for (const std::string& family : attention.keys()) {
         auto entry = attention.object(family);
+        (void)entry.optional_string("source");
         AttentionFamily f{family, {}, {}};
         for (auto [pass, out] : {std::pair{"forward", &f.forward}, std::pair{"backward", &f.backward}}) {
             auto part = entry.object(pass);
@@ -68,7 +71,9 @@ KernelModel read_kernels(io::JsonObject& block) {
     }
     attention.finish();
     auto memory = block.object("memory_bound");
-    for (const std::string& kernel : memory.keys()) k.memory_bound.push_back({kernel, read_fraction(memory, kernel)});
+    (void)memory.optional_string("source");
+    for (const std::string& kernel : memory.keys())
+        if (kernel != "source") k.memory_bound.push_back({kernel, read_fraction(memory, kernel)});
     memory.finish();
     block.finish();
     return k;

@@ -82,7 +82,8 @@ void ChipModel::add_layer(LayerCost& c, const LayerWork& work, bool decode, doub
     const double kv_bytes = a.queries * a.kv_elements_per_token * bytes_per_element(s_.plan.kv_cache) * (decode ? len : 1.0);
     const double bytes = a.hbm_bytes(decode ? len : 0.0, bytes_per_element(kActivations), bytes_per_element(s_.plan.kv_cache));
     // Decode: one query per sequence streams its cache (no causal tiles); prefill writes it.
-    const RooflineTime t = attention_time(s_.chip, s_.stack.attention, AttentionPassKind::forward, a.flops, bytes, decode ? 0.0 : len);
+    const RooflineTime t = attention_time(s_.chip, attention_family(s_.chip, s_.stack.attention), AttentionPassKind::forward, a.flops,
+                                          bytes, decode ? 0.0 : len);
     c.attention_flops += a.flops * fraction;
     c.kv_bytes += kv_bytes * fraction;
     c.attention_compute_s += t.compute_s * fraction;

@@ -2,18 +2,26 @@
 // Where a report's kernel times come from: the stack that runs and the chip's kernel data.
 #include <string>
 
+#include "engine/roofline.hpp"
 #include "hardware/chip.hpp"
 #include "stack/stack.hpp"
 
 namespace ridgeline::report {
 
 [[nodiscard]] inline std::string kernels_source(const ChipSpec& chip) {
-    return chip.kernels ? "measured (" + chip.kernels->source + ")"
-                        : "the chip's efficiency block, fitted on published runs (no measured kernels for " + chip.name + ")";
+    return chip.kernels ? chip.kernels->source
+                        : "the chip's efficiency block, fitted on published runs (no kernel model for " + chip.name + ")";
+}
+
+// The attention kernel that runs, and why when it is not the stack's first choice.
+[[nodiscard]] inline std::string attention_text(const ChipSpec& chip, const Stack& stack) {
+    const std::string& family = attention_family(chip, stack.attention);
+    if (family == stack.attention.front()) return family;
+    return family + " (" + stack.attention.front() + " has no measurements on " + chip.name + ")";
 }
 
 [[nodiscard]] inline std::string software_line(const ChipSpec& chip, const Stack& stack) {
-    return "stack " + (stack.name.empty() ? std::string("(built-in defaults)") : stack.name) + ", " + stack.attention +
+    return "stack " + (stack.name.empty() ? std::string("(built-in defaults)") : stack.name) + ", " + attention_text(chip, stack) +
            " attention; kernels: " + kernels_source(chip) + "\n";
 }
 

@@ -4,13 +4,17 @@
 // overheads of its own that no kernel measurement shows, fitted on published runs with their
 // origin stored. Kernel efficiencies are the chip's (hardware files, "kernels"), never the stack's.
 #include <string>
+#include <vector>
 
 namespace ridgeline {
 
 struct Stack {
     std::string name;
     std::string description;
-    std::string attention = "cudnn";  // kernel family, as the chip's kernels.attention names it
+    // Attention kernel families as the chips' kernels.attention name them, in the stack's order of
+    // preference: a chip runs the first it has measurements of (Transformer Engine takes cuDNN's
+    // fused attention where it has it, FlashAttention-2 elsewhere).
+    std::vector<std::string> attention{"cudnn"};
     // Eager frameworks run each norm, activation and RoPE as its own kernel, at the rates measured
     // for eager PyTorch; fused ones (Transformer Engine, torch.compile, XLA) move the same bytes
     // at the rate of a plain copy.

@@ -17,7 +17,10 @@ Stack load_stack_file(const std::filesystem::path& path) {
     io::JsonObject& root = file.root();
     Stack stack;
     std::tie(stack.name, stack.description) = io::read_named(root);
-    stack.attention = root.string("attention");
+    stack.attention = {root.string("attention")};
+    if (root.has("attention_fallback")) {
+        for (const std::string& family : root.string_list("attention_fallback")) stack.attention.push_back(family);
+    }
     const std::string elementwise = root.string("elementwise");
     if (elementwise != "fused" && elementwise != "eager") root.fail("elementwise", "expected \"fused\" or \"eager\", found \"" + elementwise + "\"");
     stack.fused_elementwise = elementwise == "fused";
