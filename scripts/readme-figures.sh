@@ -18,17 +18,17 @@ summary tests/data/runs/published-runs-dev.json train "training, dev set"
 summary tests/data/runs/published-serve-records.json serve "serving records"
 "$build/tests/ridgeline_tests" -sf='*xla_collectives*' -s 2>&1 | grep -o 'XLA comparison:.*' || true
 "$build/tests/ridgeline_tests" -sf='*kernel_model*' -s 2>&1 | grep -o 'H100 \(GEMMs\|attention passes\|grouped GEMMs\):.*' || true
-# Training records by where their kernel times come from (measured kernels or a fitted efficiency block).
+"$build/tests/ridgeline_tests" -sf='*kernel_model*' -s 2>&1 | grep -o '\(b200\|gb200\|a100-80gb\|tpu-v5e\|tpu-v6e\) [a-zA-Z0-9 -]*: [0-9]* cases.*' || true
+# Training records by software stack.
 "$build/ridgeline" validate tests/data/runs/published-runs-dev.json --json | python3 -c '
 import json, statistics, sys
-records = json.load(open("tests/data/runs/published-runs-dev.json"))["records"]
-accelerator = {r["id"]: r["hardware"]["accelerator"] for r in records}
-errors = {"measured": [], "fitted": []}
+records = {r["id"]: r for r in json.load(open("tests/data/runs/published-runs-dev.json"))["records"]}
+errors = {}
 for p in json.load(sys.stdin)["records"]:
     if p.get("error") is not None:
-        errors["measured" if accelerator[p["id"]] in ("h100-sxm", "h200") else "fitted"].append(abs(p["error"]))
-for kind, e in errors.items():
+        errors.setdefault(records[p["id"]]["software"]["framework"], []).append(abs(p["error"]))
+for framework, e in sorted(errors.items(), key=lambda kv: -len(kv[1])):
     e.sort()
-    print("training records on chips with %s kernels: %d, median |error| %.2f%%, p90 %.2f%%" %
-          (kind, len(e), 100 * statistics.median(e), 100 * e[int(0.9 * (len(e) - 1))]))
+    print("training records run by %s: %d, median |error| %.2f%%, p90 %.2f%%" %
+          (framework, len(e), 100 * statistics.median(e), 100 * e[int(0.9 * (len(e) - 1))]))
 '
