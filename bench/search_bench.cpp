@@ -11,6 +11,7 @@
 #include "model/model_catalog.hpp"
 #include "search/train_search.hpp"
 #include "sharding/strategy_file.hpp"
+#include "stack/stack_file.hpp"
 
 using namespace ridgeline;
 
@@ -46,6 +47,7 @@ void run(const Case& c, const std::filesystem::path& data_dir) {
     spec.cluster = build_cluster(hardware, shape);
     spec.seq_len = c.seq_len;
     spec.global_batch_seqs = c.global_batch_seqs;
+    spec.stack = default_stack(hardware.chip, false, data_dir);
     spec.top_k = 400;  // the baseline re-evaluates these
     for (const auto& name : strategies_needed(spec.fixed)) spec.strategies[name] = resolve_strategy(name, data_dir);
 
@@ -66,6 +68,7 @@ void run(const Case& c, const std::filesystem::path& data_dir) {
         setup.seq_len = spec.seq_len;
         setup.global_batch_seqs = spec.global_batch_seqs;
         setup.plan = plan;
+        setup.stack = spec.stack;
         checksum += simulate_training(build_training_scenario(setup, data_dir, "plan")).step_time_s;
     }
     const double base_cpu_s = cpu_seconds() - base_cpu0;

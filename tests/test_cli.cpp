@@ -573,3 +573,16 @@ TEST_CASE("the stack's attention kernel prices attention at its measured rate: F
     // pytorch-compile and torchtitan differ from megatron-core in their kernels only where attention is concerned.
     CHECK(attention_s("torchtitan") / attention_s("megatron-core") == doctest::Approx(fa2_s / cudnn_s).epsilon(0.05));
 }
+
+TEST_CASE("a stack whose attention kernels the chip has no measurements of is refused once, naming both; a fallback is named") {
+    // MaxText's splash is TPU-only; Megatron-Core's cuDNN and its FlashAttention-2 fallback are GPU kernels.
+    for (const std::string& command : {std::string("train --model llama3-8b --hardware tpu-v5e --chips 64 --stack megatron-core"),
+                                       std::string("search train --model llama3-8b --hardware tpu-v5e --chips 64 --stack megatron-core"),
+                                       std::string("train --model llama3-8b --hardware h100 --chips 8 --stack maxtext")})
+        expect_refusal(command, {"kernels.attention", "measured:"});
+    // The A100 has no cuDNN measurements: Megatron-Core runs its FlashAttention-2 fallback, and says so.
+    const auto result = run_ridgeline("train --model llama3-8b --hardware a100-80gb --chips 8 --stack megatron-core --json");
+    REQUIRE(result.exit_code == 0);
+    const std::string attention = json::parse(result.out)["stack"]["attention"];
+    CHECK(attention.rfind("flash-attention-2 (cudnn has no measurements on a100-80gb", 0) == 0);
+}

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "engine/roofline.hpp"
 #include "mesh/plan_axes.hpp"
 #include "search/streaming.hpp"
 
@@ -64,6 +65,7 @@ const char* objective_name(ServeObjective objective) {
 ServeSearchResult search_serving(const ServeSearchSpace& space) {
     const ModelSpec& m = space.model;
     const ChipSpec& chip = space.hardware.chip;
+    (void)attention_family(chip, space.stack.attention);  // refused once, by name, not plan by plan
     if (space.objective == ServeObjective::cost && !chip.price_usd_per_chip_hour)
         throw InputError(kRequest, "objective", chip.name + " has no hourly price in its hardware file; use objective throughput");
     if (space.chip_counts.empty()) throw InputError(kRequest, "chips", "no chip count to search");

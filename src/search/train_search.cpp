@@ -8,6 +8,7 @@
 
 #include "collective/collective_memo.hpp"
 #include "core/error.hpp"
+#include "engine/roofline.hpp"
 #include "mesh/plan_axes.hpp"
 #include "search/search_front.hpp"
 
@@ -496,6 +497,10 @@ std::vector<std::string> strategies_needed(const SearchConstraints& fixed) {
     return {"fsdp", "fsdp-tp", "megatron-3d", "megatron-3d-sp", "megatron-3d-etp1", "megatron-3d-sp-etp1"};
 }
 
-TrainSearchResult search_training(const TrainSearchSpec& spec) { return Search(spec).run(); }
+TrainSearchResult search_training(const TrainSearchSpec& spec) {
+    // A stack whose attention kernels the chip lacks fails every plan alike: refuse it once, by name.
+    (void)attention_family(spec.chip, spec.stack.attention);
+    return Search(spec).run();
+}
 
 }  // namespace ridgeline
