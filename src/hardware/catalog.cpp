@@ -131,6 +131,12 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
     }
     chip.host_link_Bps = root.sourced_in("host_link_Bps", io::range::bandwidth_Bps);
     chip.price_usd_per_chip_hour = root.optional_sourced_in("price_usd_per_chip_hour", io::range::price_usd_per_hour);
+    if (auto power = root.optional_object("power")) {
+        chip.power = ChipPower{power->optional_sourced_in("idle_w", io::range::power_w), power->sourced_in("max_w", io::range::power_w)};
+        if (chip.power->idle_w && *chip.power->idle_w >= chip.power->max_w) power->fail("idle_w", "expected less than max_w");
+        power->allow("source");
+        power->finish();
+    }
     if (auto efficiency = root.optional_object("efficiency")) {
         ChipEfficiency& e = chip.efficiency;
         const auto fraction = [&](const std::string& key, double fallback) {
@@ -235,6 +241,18 @@ SystemSpec load_system_file(const std::filesystem::path& path) {
     if (system.oversubscription < 1.0) scale_out.fail("oversubscription", "expected a ratio >= 1 (downlink : uplink)");
     scale_out.allow("source");
     scale_out.finish();
+    if (auto ops = root.optional_object("operations")) {
+        SystemOperations o;
+        o.failures_per_chip_hour = ops->optional_sourced_in("failures_per_chip_hour", io::range::failure_rate_per_chip_hour);
+        o.restart_s = ops->optional_sourced_in("restart_s", io::range::restart_s);
+        o.checkpoint_write_Bps_per_host = ops->optional_sourced_in("checkpoint_write_Bps_per_host", io::range::bandwidth_Bps);
+        o.checkpoint_write_Bps_total = ops->optional_sourced_in("checkpoint_write_Bps_total", io::range::bandwidth_Bps);
+        o.host_w = ops->optional_sourced_in("host_w", io::range::power_w);
+        o.pue = ops->optional_sourced_in("pue", io::range::pue);
+        ops->allow("source");
+        ops->finish();
+        system.operations = o;
+    }
     root.finish();
     return system;
 }

@@ -78,6 +78,13 @@ struct MeasuredRange {
 
 enum class ChipKind { tpu, gpu };
 
+// Board power with its sources in the chip file: the most the board draws (TDP), and idle where
+// a source gives it.
+struct ChipPower {
+    std::optional<double> idle_w;
+    double max_w = 0;
+};
+
 struct ChipSpec {
     std::string name;
     std::string description;
@@ -93,6 +100,7 @@ struct ChipSpec {
     std::optional<NvlinkSpec> nvlink;
     ScaleOutSpec scale_out;
     std::optional<double> price_usd_per_chip_hour;
+    std::optional<ChipPower> power;
     ChipEfficiency efficiency;  // ideal (all 1, no overheads) when the file gives none
     std::optional<MeasuredRange> measured_range;
     std::optional<KernelModel> kernels;  // measured kernel efficiencies (absent: none measured yet)

@@ -29,6 +29,18 @@ struct ScaleUpSpec {
     }
 };
 
+// What running a job on the system costs beyond its steps, each figure sourced in the system file
+// (any may be missing where nothing citable was found): how often chips fail, how long a restart
+// takes, how fast checkpoints reach storage, and the power beyond the chips.
+struct SystemOperations {
+    std::optional<double> failures_per_chip_hour;  // unexpected job interruptions, per chip-hour
+    std::optional<double> restart_s;               // detect, reschedule, reload the last checkpoint
+    std::optional<double> checkpoint_write_Bps_per_host;
+    std::optional<double> checkpoint_write_Bps_total;  // the storage system's own limit
+    std::optional<double> host_w;                  // per host, beyond its accelerators
+    std::optional<double> pue;                     // facility over IT power
+};
+
 struct SystemSpec {
     std::string name;
     std::string description;
@@ -39,6 +51,7 @@ struct SystemSpec {
     std::optional<std::int64_t> max_scale_out_domains;
     std::optional<std::int64_t> domains_per_leaf;  // fat tree: domains (nodes) under one leaf group
     double oversubscription = 1.0;                 // fat tree: leaf downlink / uplink bandwidth
+    std::optional<SystemOperations> operations;
 };
 
 // What a --hardware name resolves to: always a chip, and the system around it where known.

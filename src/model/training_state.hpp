@@ -10,6 +10,8 @@ struct TrainingPrecision {
     double master_bytes = 4;     // fp32 master weights (0 when training in pure bf16)
     double optimizer_bytes = 8;  // Adam: two moments
     [[nodiscard]] double bytes_per_param() const { return param_bytes + grad_bytes + master_bytes + optimizer_bytes; }
+    // What a checkpoint saves: the weights, master weights and moments (gradients are rebuilt).
+    [[nodiscard]] double checkpoint_bytes_per_param() const { return param_bytes + master_bytes + optimizer_bytes; }
     // Adam's update reads gradients, master weights and moments and writes master weights,
     // moments and the working copy: the HBM traffic of one step per parameter.
     [[nodiscard]] double update_traffic_bytes_per_param() const {

@@ -7,6 +7,7 @@
 #include "engine/layer_ops.hpp"
 #include "engine/roofline.hpp"
 #include "collective/collective.hpp"
+#include "engine/run_outlook.hpp"
 #include "engine/training.hpp"
 #include "inference/serve_search.hpp"
 #include "inference/serving.hpp"
@@ -61,6 +62,9 @@ struct CollectiveQuery {
 // train_tokens > 0 adds the time (and cost) to train that many tokens.
 [[nodiscard]] std::string training_table(const TrainingScenario& scenario, const TrainingReport& report, double train_tokens);
 [[nodiscard]] std::string training_json(const TrainingScenario& scenario, const TrainingReport& report, double train_tokens);
+// With --train-tokens: the run's wall-clock time with failures and checkpoints, and its energy.
+[[nodiscard]] std::string outlook_table(const TrainingScenario& scenario, const RunOutlook& outlook);
+[[nodiscard]] std::string training_outlook_json(const TrainingScenario& scenario, const TrainingReport& report, const RunOutlook& outlook);
 
 // A serving what-if, with the latency-throughput curve and a disaggregated split when asked for.
 struct ServeExtras {
