@@ -32,3 +32,11 @@ for framework, e in sorted(errors.items(), key=lambda kv: -len(kv[1])):
     print("training records run by %s: %d, median |error| %.2f%%, p90 %.2f%%" %
           (framework, len(e), 100 * statistics.median(e), 100 * e[int(0.9 * (len(e) - 1))]))
 '
+# Goodput at Llama 3's scale (the README's time-to-train section).
+"$build/ridgeline" train --model llama3-405b --hardware dgx-h100 --chips 16384 --tp 8 --pp 2 --fsdp 8 --recompute full \
+  --seq-len 8192 --global-batch-tokens 16777216 --train-tokens 15.6e12 --json | python3 -c '
+import json, sys
+o = json.load(sys.stdin)["outlook"]
+print("LLaMA-3 405B on 16,384 H100s, 15.6T tokens: goodput %.1f%%, %.0f expected failures, energy %.0f MWh" %
+      (100 * o["goodput"]["goodput"], o["goodput"]["expected_failures"], o["energy"]["run_j"] / 3.6e9))
+'

@@ -177,3 +177,33 @@ TEST_CASE("train --train-tokens: missing inputs are named with the flag that sup
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("operations.pue") != std::string::npos);
 }
+
+TEST_CASE("search train --objective goodput: failures grow with the chips, so the fastest count by steps need not be the first to finish") {
+    // Each doubling at most halves the steps but doubles the job's failure rate. At 8,192 chips a
+    // failure comes every 3600 / (8192 x 1e-3) = 439 s of job time, sooner than a 600 s restart
+    // ends: that run never finishes, so goodput must pick a smaller count while the step-time
+    // objective still picks the largest.
+    const std::string job = "search train --model llama3-8b --hardware dgx-h100 --chips 512..8192 --global-batch-tokens 4194304 "
+                            "--train-tokens 1e12 --failures-per-chip-hour 1e-3 --restart-s 600 --json";
+    const auto by_goodput = test::run_ridgeline(job + " --objective goodput");
+    const auto by_time = test::run_ridgeline(job + " --objective time");
+    REQUIRE(by_goodput.exit_code == 0);
+    REQUIRE(by_time.exit_code == 0);
+    const auto g = nlohmann::json::parse(by_goodput.out), t = nlohmann::json::parse(by_time.out);
+    CHECK(t["chosen_chips"] == 8192);
+    CHECK(g["chosen_chips"].get<int>() < 8192);
+    CHECK(g["points"].back()["wall_clock_s"].is_null());
+    CHECK(g["points"].back()["goodput"].get<double>() == 0.0);
+    double previous = 2.0;
+    for (const auto& p : g["points"]) {
+        REQUIRE(p.contains("goodput"));
+        CHECK(p["goodput"].get<double>() <= previous);  // more chips, more failures: never more goodput
+        previous = p["goodput"].get<double>();
+    }
+    // The chosen count has the shortest wall-clock time of those that finish.
+    double best = 1e300;
+    for (const auto& p : g["points"])
+        if (!p["wall_clock_s"].is_null()) best = std::min(best, p["wall_clock_s"].get<double>());
+    for (const auto& p : g["points"])
+        if (p["chips"] == g["chosen_chips"]) CHECK(p["wall_clock_s"].get<double>() == doctest::Approx(best));
+}

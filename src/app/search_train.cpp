@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <thread>
 
 #include "core/error.hpp"
@@ -50,6 +51,7 @@ double score(const report::ScalingPoint& p, ScalingObjective objective) {
         case ScalingObjective::cost: return p.cost_usd.value_or(p.time_to_train_s * static_cast<double>(p.chips));
         case ScalingObjective::mfu: return -p.best->report.mfu;
         case ScalingObjective::time: return p.time_to_train_s;
+        case ScalingObjective::goodput: return p.wall_s;
     }
     return p.time_to_train_s;
 }
@@ -57,7 +59,7 @@ double score(const report::ScalingPoint& p, ScalingObjective objective) {
 }  // namespace
 
 const char* objective_name(ScalingObjective objective) {
-    static constexpr const char* kNames[] = {"time", "cost", "mfu"};  // in ScalingObjective's order
+    static constexpr const char* kNames[] = {"time", "cost", "mfu", "goodput"};  // in ScalingObjective's order
     return kNames[static_cast<std::size_t>(objective)];
 }
 
@@ -95,11 +97,20 @@ report::ScalingOutcome search_train_scaling(const SearchTrainRequest& request) {
     best_only.spec.top_k = 1;
     for (const std::int64_t chips : request.chip_counts) {
         report::TrainSearchOutcome outcome = search_train(best_only, chips);
-        report::ScalingPoint point{chips, outcome.result, std::nullopt, 0, std::nullopt, false};
+        report::ScalingPoint point;
+        point.chips = chips;
+        point.result = outcome.result;
         if (!outcome.top.empty()) {
             point.best = outcome.top.front();
             point.time_to_train_s = point.best->report.time_to_train_s(request.train_tokens);
             point.cost_usd = cost_usd(request.spec.chip, static_cast<double>(chips), point.time_to_train_s);
+            const RunOutlook outlook = run_outlook(point.best->scenario, point.best->report, request.hardware, request.train_tokens, request.operations);
+            point.wall_s = outlook.wall_s();
+            if (outlook.goodput) {
+                point.goodput = outlook.goodput->goodput;
+                // Failures faster than it recovers: the run never ends, so no objective picks it.
+                if (!outlook.goodput->finishes) point.wall_s = std::numeric_limits<double>::infinity();
+            }
         }
         scaling.points.push_back(std::move(point));
     }

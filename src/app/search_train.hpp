@@ -7,11 +7,13 @@
 #include <optional>
 #include <vector>
 
+#include "engine/run_outlook.hpp"
 #include "report/search_reports.hpp"
 
 namespace ridgeline::app {
 
-enum class ScalingObjective { time, cost, mfu };
+// goodput: the shortest wall-clock time once failures and checkpoints count.
+enum class ScalingObjective { time, cost, mfu, goodput };
 [[nodiscard]] const char* objective_name(ScalingObjective objective);
 
 struct SearchTrainRequest {
@@ -23,6 +25,7 @@ struct SearchTrainRequest {
     std::optional<double> global_batch_seqs, global_batch_tokens;  // neither: one sequence per chip
     ScalingObjective objective = ScalingObjective::time;
     double train_tokens = 0;
+    OperationsOverrides operations;  // over the system's, for goodput
     std::filesystem::path data_dir;  // strategy files for the top plans' full reports
 };
 

@@ -2,6 +2,7 @@
 
 #include "app/search_train.hpp"
 #include "cli/commands.hpp"
+#include "cli/operations_flags.hpp"
 #include "stack/stack_file.hpp"
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
@@ -22,6 +23,7 @@ struct Flags {
     std::size_t top = 5;
     unsigned threads = 0;
     bool json = false;
+    OperationsFlags operations;
     // Fixed knobs (searched when not given).
     Degrees degrees;
     std::int64_t etp = 0, vpp = 0;
@@ -74,12 +76,13 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, 1e8));
     c->add_option("--global-batch-tokens", f->global_batch_tokens, "tokens per optimizer step")->check(CLI::Range(1.0, 1e13));
     c->add_option("--global-batch-seqs", f->global_batch_seqs, "sequences per optimizer step")->check(CLI::Range(1.0, 1e12));
-    c->add_option("--objective", f->objective, "time, cost or mfu (across chip counts)")->check(CLI::IsMember({"time", "cost", "mfu"}))->capture_default_str();
+    c->add_option("--objective", f->objective, "time, cost, mfu or goodput (the shortest wall-clock time with failures and checkpoints), across chip counts")->check(CLI::IsMember({"time", "cost", "mfu", "goodput"}))->capture_default_str();
     c->add_option("--top", f->top, "plans to show")->check(CLI::Range(std::size_t{1}, std::size_t{1000}))->capture_default_str();
     c->add_option("--threads", f->threads, "worker threads (default: all cores)")->check(CLI::Range(1U, 1024U));
     c->add_option("--train-tokens", f->train_tokens, "tokens for time and cost to train")->check(CLI::Range(1.0, 1e16))->capture_default_str();
     c->add_option("--stack", f->stack, "software stack (stacks/*.json; default: megatron-core on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.search-train/1, or ridgeline.search-scaling/1 for a range)");
+    add_operations_flags(*c, f->operations);  // goodput across a chip range
     // Knobs to fix; the rest are searched.
     for (const DegreeField& d : kDegreeFields)
         c->add_option("--" + std::string(d.key), f->degrees.*d.value, std::string("fix the ") + d.help)->check(CLI::PositiveNumber);
@@ -127,8 +130,10 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         if (c->count("--global-batch-seqs") > 0) request.global_batch_seqs = f->global_batch_seqs;
         else if (c->count("--global-batch-tokens") > 0) request.global_batch_tokens = f->global_batch_tokens;
         request.objective = f->objective == "cost" ? app::ScalingObjective::cost
-                            : f->objective == "mfu" ? app::ScalingObjective::mfu
-                                                    : app::ScalingObjective::time;
+                            : f->objective == "mfu"   ? app::ScalingObjective::mfu
+                            : f->objective == "goodput" ? app::ScalingObjective::goodput
+                                                        : app::ScalingObjective::time;
+        request.operations = operations_overrides(*c, f->operations);
         request.train_tokens = f->train_tokens;
         request.data_dir = options.data_dir;
         if (request.chip_counts.size() == 1) {

@@ -1,10 +1,10 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/operations_flags.hpp"
 #include "stack/stack_file.hpp"
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
-#include "io/physical_range.hpp"
 #include "io/quantity_text.hpp"
 #include "model/model_catalog.hpp"
 #include "report/reports.hpp"
@@ -24,7 +24,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         std::string reshard;
         bool no_overlap = false, json = false;
         std::string scenario, topology, placement, stack;
-        double failures = 0, restart_s = 0, write_Bps = 0, interval_s = 0, host_w = 0, pue = 0;
+        OperationsFlags operations;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = app.add_subcommand("train", "step time, MFU, memory per chip and the bound of each part of a training step");
@@ -53,14 +53,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_flag("--tp-overlap", f->plan.tp_overlap, "overlap tensor-parallel collectives with GEMMs");
     c->add_flag("--no-overlap", f->no_overlap, "do not overlap data-parallel communication with compute");
     c->add_option("--train-tokens", f->train_tokens, "also report time and cost to train this many tokens")->check(CLI::Range(1.0, 1e16));
-    // Goodput and energy inputs, over the system file's (with --train-tokens).
-    const auto in = [](const io::PhysicalRange& r) { return CLI::Range(r.min, r.max); };
-    c->add_option("--failures-per-chip-hour", f->failures, "unexpected interruptions per chip-hour")->check(in(io::range::failure_rate_per_chip_hour));
-    c->add_option("--restart-s", f->restart_s, "seconds to detect a failure, reschedule and reload")->check(in(io::range::restart_s));
-    c->add_option("--checkpoint-write-Bps-per-host", f->write_Bps, "checkpoint write bandwidth per host, B/s")->check(in(io::range::bandwidth_Bps));
-    c->add_option("--checkpoint-interval-s", f->interval_s, "work between checkpoints (default: the Young/Daly optimum)")->check(CLI::Range(1.0, 1e9));
-    c->add_option("--host-w", f->host_w, "power per host beyond its accelerators, W")->check(in(io::range::power_w));
-    c->add_option("--pue", f->pue, "facility power over IT power")->check(in(io::range::pue));
+    add_operations_flags(*c, f->operations);  // goodput and energy inputs, with --train-tokens
     c->add_option("--placement", f->placement, "plan axes innermost first, e.g. tensor,data,pipeline (default: most communication-hungry innermost)");
     c->add_option("--stack", f->stack, "software stack (stacks/*.json; default: megatron-core on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.train/1)");
@@ -123,17 +116,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
             std::cout << (f->json ? report::training_json(scenario, report, 0) : report::training_table(scenario, report, 0)) << "\n";
             return;
         }
-        OperationsOverrides ops;
-        const auto take = [&](const char* flag, double value, std::optional<double>& into) {
-            if (given(flag)) into = value;
-        };
-        take("--failures-per-chip-hour", f->failures, ops.failures_per_chip_hour);
-        take("--restart-s", f->restart_s, ops.restart_s);
-        take("--checkpoint-write-Bps-per-host", f->write_Bps, ops.checkpoint_write_Bps_per_host);
-        take("--checkpoint-interval-s", f->interval_s, ops.checkpoint_interval_s);
-        take("--host-w", f->host_w, ops.host_w);
-        take("--pue", f->pue, ops.pue);
-        const RunOutlook outlook = run_outlook(scenario, report, setup.hardware, train_tokens, ops);
+        const RunOutlook outlook = run_outlook(scenario, report, setup.hardware, train_tokens, operations_overrides(*c, f->operations));
         std::cout << (f->json ? report::training_outlook_json(scenario, report, outlook)
                               : report::training_table(scenario, report, train_tokens) + "\n" + report::outlook_table(scenario, outlook))
                   << "\n";

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -243,11 +244,11 @@ std::string train_search_json(const TrainSearchOutcome& o) {
 std::string scaling_table(const ScalingOutcome& o) {
     std::string text = "Strong scaling: " + o.model_name + " on " + o.chip_name + ", " + si(o.train_tokens) +
                        " tokens, objective " + o.objective + " (" + fixed(o.elapsed_s, 2) + " s)\n\n";
-    Table table({"chips", "valid plans", "best plan", "MFU", "time to train", "cost", "speedup per doubling", "front"});
+    Table table({"chips", "valid plans", "best plan", "MFU", "time to train", "goodput", "with failures", "cost", "speedup per doubling", "front"});
     const ScalingPoint* previous = nullptr;
     for (const ScalingPoint& p : o.points) {
         if (!p.best) {
-            table.add_row({std::to_string(p.chips), "0", "nothing fits", "-", "-", "-", "-", ""});
+            table.add_row({std::to_string(p.chips), "0", "nothing fits", "-", "-", "-", "-", "-", "-", ""});
             continue;
         }
         std::string speedup = "-";
@@ -255,6 +256,7 @@ std::string scaling_table(const ScalingOutcome& o) {
             speedup = fixed(previous->time_to_train_s / p.time_to_train_s, 2) + "x";
         table.add_row({std::to_string(p.chips), count_text(p.result.plans_valid()), degrees_text(p.best->plan),
                        fixed(100.0 * p.best->report.mfu, 1) + "%", fixed(p.time_to_train_s / 86400.0, 2) + " days",
+                       p.goodput ? fixed(100.0 * *p.goodput, 1) + "%" : "-", !p.goodput ? "-" : std::isfinite(p.wall_s) ? fixed(p.wall_s / 86400.0, 2) + " days" : "never ends",
                        p.cost_usd ? "$" + si(*p.cost_usd) : "-", speedup, p.on_front ? "*" : ""});
         previous = &p;
     }
@@ -284,6 +286,8 @@ std::string scaling_json(const ScalingOutcome& o) {
             point["memory_bytes"] = p.best->report.memory.total_bytes();
             point["time_to_train_s"] = p.time_to_train_s;
             if (p.cost_usd) point["cost_usd"] = *p.cost_usd;
+            if (p.goodput) point["goodput"] = *p.goodput;
+            point["wall_clock_s"] = std::isfinite(p.wall_s) ? nlohmann::json(p.wall_s) : nlohmann::json(nullptr);  // null: never ends
         }
         doc["points"].push_back(point);
     }

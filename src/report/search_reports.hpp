@@ -35,6 +35,8 @@ struct ScalingPoint {
     std::optional<PlanWithReport> best;
     double time_to_train_s = 0;
     std::optional<double> cost_usd;
+    std::optional<double> goodput;  // where the system says enough about failures and storage
+    double wall_s = 0;               // time to train with failures and checkpoints (steps alone without)
     bool on_front = false;
 };
 struct ScalingOutcome {

@@ -1,0 +1,18 @@
+#pragma once
+// Flags that override a system's operations data (failure rate, restart, checkpoint storage,
+// host power, PUE) for the goodput and energy of a run; shared by `train` and `search train`.
+#include "cli/commands.hpp"
+#include "engine/run_outlook.hpp"
+
+namespace ridgeline::cli {
+
+struct OperationsFlags {
+    double failures_per_chip_hour = 0, restart_s = 0, write_Bps = 0, interval_s = 0, host_w = 0, pue = 0;
+};
+
+void add_operations_flags(CLI::App& command, OperationsFlags& flags);
+
+// Only the flags given on the command line override the system's values.
+[[nodiscard]] OperationsOverrides operations_overrides(const CLI::App& command, const OperationsFlags& flags);
+
+}  // namespace ridgeline::cli
