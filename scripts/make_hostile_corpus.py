@@ -139,6 +139,19 @@ def main():
     case("topology-link-out-of-range.json", topo, [("levels.0.links.0", [0, 99])],
          "train --model llama3-8b --topology {file}", ["topology-link-out-of-range.json", "links[0]"])
 
+    # Operations and power data: what goodput and energy are worked out from.
+    system = load("hardware", "systems", "dgx-h100.json")
+    outlook = "train --model llama3-8b --hardware {file} --chips 8 --train-tokens 1e12"
+    for name, edits, field in [
+        ("system-failure-rate-zero.json", [("operations.failures_per_chip_hour.value", 0)], "operations.failures_per_chip_hour"),
+        ("system-failure-rate-negative.json", [("operations.failures_per_chip_hour.value", -1e-5)], "operations.failures_per_chip_hour"),
+        ("system-storage-zero.json", [("operations.checkpoint_write_Bps_per_host.value", 0)], "operations.checkpoint_write_Bps_per_host"),
+        ("system-pue-below-one.json", [("operations.pue.value", 0.9)], "operations.pue"),
+        ("system-restart-text.json", [("operations.restart_s.value", "ten minutes")], "operations.restart_s"),
+    ]:
+        case(name, system, edits, outlook, [name, field])
+    case("chip-power-negative.json", chip, [("power.max_w.value", -700)], roof, ["chip-power-negative.json", "power.max_w"])
+
     json.dump({"description": "hostile inputs: each must be refused with exit 2 naming the file (or flag) and the field",
                "cases": cases}, open(os.path.join(OUT, "cases.json"), "w"), indent=1)
     print(len(cases), "cases written to", os.path.relpath(OUT, ROOT))
