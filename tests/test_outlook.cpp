@@ -207,3 +207,29 @@ TEST_CASE("search train --objective goodput: failures grow with the chips, so th
     for (const auto& p : g["points"])
         if (p["chips"] == g["chosen_chips"]) CHECK(p["wall_clock_s"].get<double>() == doctest::Approx(best));
 }
+
+TEST_CASE("serve: energy per million output tokens is the facility's power over the throughput, worked by hand") {
+    // DGX H200: 8 chips of 80 W idle and 700 W maximum, one 4,600 W host, PUE 1.56 (system file);
+    // --pue overrides the last.
+    const auto r = test::run_ridgeline("serve --model llama3-8b --hardware dgx-h200 --chips 8 --tp 8 --batch 32 --input-len 1000 "
+                                       "--output-len 500 --pue 1.2 --json");
+    REQUIRE(r.exit_code == 0);
+    const auto doc = nlohmann::json::parse(r.out);
+    const auto& e = doc["energy"];
+    const double share = e["kernel_share"].get<double>();
+    CHECK(share > 0.0);
+    CHECK(share <= 1.0);
+    const double chip_w = 80.0 + (700.0 - 80.0) * share;
+    const double facility_w = (8 * chip_w + 4600.0) * 1.2;
+    CHECK(e["facility_w"].get<double>() == doctest::Approx(facility_w));
+    CHECK(e["per_million_output_tokens_j"].get<double>() ==
+          doctest::Approx(facility_w / doc["throughput"]["output_tokens_per_s"].get<double>() * 1e6));
+    CHECK(e["assumptions"].dump().find("PUE 1.2 (--pue)") != std::string::npos);
+    // A TPU chip file gives no power: the energy is named missing, not invented.
+    const auto tpu = test::run_ridgeline("serve --model llama3-8b --hardware tpu-v5p --chips 4 --tp 4 --input-len 100 --output-len 100 --json");
+    REQUIRE(tpu.exit_code == 0);
+    const auto t = nlohmann::json::parse(tpu.out)["energy"];
+    CHECK_FALSE(t.contains("facility_w"));
+    CHECK(t["missing"].dump().find("chip power") != std::string::npos);
+    CHECK(test::run_ridgeline("serve --model llama3-8b --hardware dgx-h200 --chips 8 --tp 8 --input-len 100 --output-len 100 --pue 0.5").exit_code == 2);
+}

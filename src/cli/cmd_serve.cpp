@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/operations_flags.hpp"
 #include "core/error.hpp"
 #include "io/quantity_text.hpp"
 #include "report/reports.hpp"
@@ -15,6 +16,7 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         double input_len = 0, output_len = 0, requests_per_s = 0;
         bool json = false;
         std::string stack;
+        OperationsFlags power;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = app.add_subcommand("serve", "time to first token, time per output token, throughput, KV-cache memory and cost of serving");
@@ -35,7 +37,8 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         ->check(CLI::Range(1e-9, 1e12));
     c->add_option("--stack", f->stack, "serving stack (stacks/*.json; default: vllm on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve/1)");
-    c->callback([f, &options] {
+    add_power_flags(*c, f->power);  // energy per million output tokens
+    c->callback([f, c, &options] {
         ServingSetup setup;
         static_cast<ServedModel&>(setup) = load_served_model(f->model, f->hardware, options.data_dir, f->stack);
         setup.chips = f->chips;
@@ -66,6 +69,10 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         const ServingScenario scenario = build_serving_scenario(setup);
         const ServingReport report = simulate_serving(scenario);
         if (f->requests_per_s > 0) extras.disaggregation = disaggregate(scenario, report, f->requests_per_s);
+        report::ServeEnergy& energy = extras.energy.emplace();
+        energy.kernel_share = serving_kernel_share(report, scenario.output_len);
+        energy.energy = facility_energy(scenario.chip, setup.hardware, static_cast<double>(scenario.cluster.chips()), energy.kernel_share,
+                                        report.output_tokens_per_s, operations_overrides(*c, f->power), energy.notes);
         std::cout << (f->json ? report::serve_json(scenario, report, extras) : report::serve_table(scenario, report, extras))
                   << "\n";
     });

@@ -14,18 +14,19 @@ namespace {
 // An input from its flag, else from the system file; nullopt (and a line in `missing`) otherwise.
 class Inputs {
 public:
-    Inputs(const std::optional<SystemSpec>& system, RunOutlook& outlook) : system_(system), outlook_(outlook) {}
+    Inputs(const std::optional<SystemSpec>& system, std::vector<std::string>& assumptions, std::vector<std::string>& missing)
+        : system_(system), assumptions_(assumptions), missing_(missing) {}
 
     std::optional<double> get(const std::optional<double>& flag, std::optional<double> SystemOperations::*field, const char* name,
                               const char* flag_name, const char* unit) {
         if (flag) return note(*flag, name, unit, std::string("--") + flag_name);
         if (system_ && system_->operations && (system_->operations.value().*field))
             return note(*(system_->operations.value().*field), name, unit, "system " + system_->name);
-        outlook_.missing.push_back(std::string(name) + ": not in the hardware's system file; give --" + flag_name);
+        missing_.push_back(std::string(name) + ": not in the hardware's system file; give --" + flag_name);
         return std::nullopt;
     }
     double note(double value, const std::string& name, const std::string& unit, const std::string& from) {
-        outlook_.assumptions.push_back(name + " " + format(value) + (unit.empty() ? "" : " " + unit) + " (" + from + ")");
+        assumptions_.push_back(name + " " + format(value) + (unit.empty() ? "" : " " + unit) + " (" + from + ")");
         return value;
     }
 
@@ -36,10 +37,11 @@ private:
         return text;
     }
     const std::optional<SystemSpec>& system_;
-    RunOutlook& outlook_;
+    std::vector<std::string>& assumptions_;
+    std::vector<std::string>& missing_;
 };
 
-double busy_fraction(const TrainingReport& report) {
+double kernel_share(const TrainingReport& report) {
     double busy = 0;
     for (const StepComponent& c : report.components) {
         const Bound b = c.bound.bound;
@@ -48,15 +50,41 @@ double busy_fraction(const TrainingReport& report) {
     return report.step_time_s > 0 ? std::min(1.0, busy / report.step_time_s) : 0.0;
 }
 
+double hosts_of(const Hardware& hardware, double chips) {
+    return hardware.system ? std::ceil(chips / static_cast<double>(hardware.system->chips_per_host)) : 0.0;
+}
+
 }  // namespace
+
+std::optional<EnergyReport> facility_energy(const ChipSpec& chip, const Hardware& hardware, double chips, double busy_fraction,
+                                            double tokens_per_s, const OperationsOverrides& overrides, EnergyNotes& notes) {
+    Inputs inputs(hardware.system, notes.assumptions, notes.missing);
+    const auto host_w = inputs.get(overrides.host_w, &SystemOperations::host_w, "host power", "host-w", "W");
+    const auto pue = inputs.get(overrides.pue, &SystemOperations::pue, "PUE", "pue", "");
+    if (!chip.power) notes.missing.push_back("chip power: " + chip.name + "'s file gives none (no citable figure found)");
+    if (!host_w || !pue || !chip.power) return std::nullopt;
+    EnergyInputs e;
+    e.chips = chips;
+    e.hosts = hosts_of(hardware, chips);
+    e.busy_fraction = busy_fraction;
+    e.step_s = 1.0;  // one second of work: per_step_j is the facility's power in W
+    e.tokens_per_step = tokens_per_s;
+    const ChipPower& power = *chip.power;
+    e.chip_max_w = inputs.note(power.max_w, "chip maximum power", "W", "chip " + chip.name);
+    if (power.idle_w) e.chip_idle_w = inputs.note(*power.idle_w, "chip idle power", "W", "chip " + chip.name);
+    else e.chip_idle_w = inputs.note(power.max_w, "chip idle power", "W", "no idle figure for " + chip.name + ": maximum throughout, an upper bound");
+    e.host_w = *host_w;
+    e.pue = *pue;
+    return energy(e);
+}
 
 RunOutlook run_outlook(const TrainingScenario& scenario, const TrainingReport& report, const Hardware& hardware, double train_tokens,
                        const OperationsOverrides& overrides) {
     RunOutlook o;
     o.train_tokens = train_tokens;
     const double chips = static_cast<double>(scenario.cluster.chips());
-    const double hosts = hardware.system ? std::ceil(chips / static_cast<double>(hardware.system->chips_per_host)) : 0.0;
-    Inputs inputs(hardware.system, o);
+    const double hosts = hosts_of(hardware, chips);
+    Inputs inputs(hardware.system, o.assumptions, o.missing);
 
     GoodputInputs& g = o.goodput_inputs;
     g.useful_s = report.time_to_train_s(train_tokens);
@@ -84,24 +112,16 @@ RunOutlook run_outlook(const TrainingScenario& scenario, const TrainingReport& r
         o.goodput = goodput(g);
     }
 
-    EnergyInputs& e = o.energy_inputs;
-    e.chips = chips;
-    e.hosts = hosts;
-    e.busy_fraction = busy_fraction(report);
-    e.step_s = report.step_time_s;
-    e.tokens_per_step = report.tokens_per_step;
-    const auto host_w = inputs.get(overrides.host_w, &SystemOperations::host_w, "host power", "host-w", "W");
-    const auto pue = inputs.get(overrides.pue, &SystemOperations::pue, "PUE", "pue", "");
-    if (!scenario.chip.power) o.missing.push_back("chip power: " + scenario.chip.name + "'s file gives none (no citable figure found)");
-    if (host_w && pue && scenario.chip.power) {
-        const ChipPower& power = *scenario.chip.power;
-        e.chip_max_w = inputs.note(power.max_w, "chip maximum power", "W", "chip " + scenario.chip.name);
-        if (power.idle_w) e.chip_idle_w = inputs.note(*power.idle_w, "chip idle power", "W", "chip " + scenario.chip.name);
-        else e.chip_idle_w = inputs.note(power.max_w, "chip idle power", "W", "no idle figure for " + scenario.chip.name + ": maximum throughout, an upper bound");
-        e.host_w = *host_w;
-        e.pue = *pue;
-        o.energy = energy(e);
+    EnergyNotes notes;
+    const double busy = kernel_share(report);
+    if (const auto per_second = facility_energy(scenario.chip, hardware, chips, busy, report.tokens_per_step / report.step_time_s, overrides, notes)) {
+        EnergyReport e = *per_second;
+        e.per_step_j = e.facility_w * report.step_time_s;
+        o.energy = e;
     }
+    o.busy_fraction = busy;
+    o.assumptions.insert(o.assumptions.end(), notes.assumptions.begin(), notes.assumptions.end());
+    o.missing.insert(o.missing.end(), notes.missing.begin(), notes.missing.end());
     return o;
 }
 

@@ -298,4 +298,13 @@ Disaggregation disaggregate(const ServingScenario& s, const ServingReport& r, do
     return plan;
 }
 
+double serving_kernel_share(const ServingReport& r, double output_len) {
+    const auto kernels_s = [](const PhaseCost& phase, double phase_s) {
+        return phase.time_s > 0 ? phase_s * std::clamp(1.0 - phase.network_s / phase.time_s, 0.0, 1.0) : 0.0;
+    };
+    const double decode_s = output_len * r.decode.time_s;
+    const double total_s = r.prefill_batch_s + decode_s;
+    return total_s > 0 ? (kernels_s(r.prefill, r.prefill_batch_s) + kernels_s(r.decode, decode_s)) / total_s : 0.0;
+}
+
 }  // namespace ridgeline

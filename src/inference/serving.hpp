@@ -139,6 +139,10 @@ void check_serving_plan(const ModelSpec& model, const ChipSpec& chip, const Plan
 
 [[nodiscard]] ServingReport simulate_serving(const ServingScenario& scenario);
 
+// The share of a batch's life (its prefill, then each decode step) the chips spend in kernels
+// rather than waiting on the network: what their power follows.
+[[nodiscard]] double serving_kernel_share(const ServingReport& report, double output_len);
+
 // The latency-throughput curve: decode at each batch size (whole deployment), and the smallest
 // batch at which the decode matmuls turn compute-bound (0 when none of them does).
 struct CurvePoint {

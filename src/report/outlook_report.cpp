@@ -44,7 +44,7 @@ std::string outlook_table(const TrainingScenario& s, const RunOutlook& o) {
     }
     if (o.energy) {
         const EnergyReport& e = *o.energy;
-        t.add_row({"power per chip (" + fixed(100.0 * o.energy_inputs.busy_fraction, 0) + "% of the step in kernels)", si(e.chip_w, "W")});
+        t.add_row({"power per chip (" + fixed(100.0 * o.busy_fraction, 0) + "% of the step in kernels)", si(e.chip_w, "W")});
         t.add_row({"facility power (chips, hosts, PUE)", si(e.facility_w, "W")});
         t.add_row({"energy per step", si(e.per_step_j / 3.6e6, "kWh")});
         t.add_row({"energy per million tokens", si(e.per_million_tokens_j / 3.6e6, "kWh")});
@@ -80,7 +80,7 @@ std::string training_outlook_json(const TrainingScenario& s, const TrainingRepor
     }
     if (o.energy) {
         const EnergyReport& e = *o.energy;
-        out["energy"] = {{"busy_fraction", o.energy_inputs.busy_fraction},
+        out["energy"] = {{"busy_fraction", o.busy_fraction},
                          {"chip_w", e.chip_w},
                          {"it_w", e.it_w},
                          {"facility_w", e.facility_w},

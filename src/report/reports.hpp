@@ -67,9 +67,15 @@ struct CollectiveQuery {
 [[nodiscard]] std::string training_outlook_json(const TrainingScenario& scenario, const TrainingReport& report, const RunOutlook& outlook);
 
 // A serving what-if, with the latency-throughput curve and a disaggregated split when asked for.
+struct ServeEnergy {
+    double kernel_share = 0;            // of a batch's life
+    std::optional<EnergyReport> energy;  // per second of serving at the report's throughput
+    EnergyNotes notes;                   // what it assumed, or what is missing
+};
 struct ServeExtras {
     std::optional<ServingCurve> curve;
     std::optional<Disaggregation> disaggregation;
+    std::optional<ServeEnergy> energy;
 };
 [[nodiscard]] std::string serve_table(const ServingScenario& scenario, const ServingReport& report, const ServeExtras& extras);
 [[nodiscard]] std::string serve_json(const ServingScenario& scenario, const ServingReport& report, const ServeExtras& extras);

@@ -88,7 +88,18 @@ std::string serve_table(const ServingScenario& s, const ServingReport& r, const 
     totals.add_row({"largest batch that fits", fixed(r.max_batch_seqs, 0) + " sequences"});
     if (r.cost_per_million_output_tokens_usd)
         totals.add_row({"cost per million output tokens", "$" + fixed(*r.cost_per_million_output_tokens_usd, 3)});
+    if (extras.energy && extras.energy->energy) {
+        const EnergyReport& e = *extras.energy->energy;
+        totals.add_row({"power per chip (" + fixed(100.0 * extras.energy->kernel_share, 0) + "% in kernels)", si(e.chip_w, "W")});
+        totals.add_row({"facility power (chips, hosts, PUE)", si(e.facility_w, "W")});
+        totals.add_row({"energy per million output tokens", si(e.per_million_tokens_j / 3.6e6, "kWh")});
+    }
     text += totals.render() + "\n";
+    if (extras.energy) {
+        for (const std::string& line : extras.energy->notes.assumptions) text += "energy assumed: " + line + "\n";
+        for (const std::string& line : extras.energy->notes.missing) text += "energy not worked out: " + line + "\n";
+        text += "\n";
+    }
     Table memory({"memory per chip", "bytes"});
     memory.add_row({"weights", si(r.memory.weights_bytes, "B")});
     memory.add_row({"KV cache", si(r.memory.kv_cache_bytes, "B")});
@@ -148,6 +159,14 @@ std::string serve_json(const ServingScenario& s, const ServingReport& r, const S
     doc["max_batch_seqs"] = r.max_batch_seqs;
     doc["cost_per_million_output_tokens_usd"] =
         r.cost_per_million_output_tokens_usd ? nlohmann::json(*r.cost_per_million_output_tokens_usd) : nlohmann::json(nullptr);
+    if (extras.energy) {
+        const ServeEnergy& se = *extras.energy;
+        nlohmann::json energy = {{"kernel_share", se.kernel_share}, {"assumptions", se.notes.assumptions}, {"missing", se.notes.missing}};
+        if (se.energy)
+            energy.update({{"chip_w", se.energy->chip_w}, {"it_w", se.energy->it_w}, {"facility_w", se.energy->facility_w},
+                           {"per_million_output_tokens_j", se.energy->per_million_tokens_j}});
+        doc["energy"] = energy;
+    }
     if (r.moe)
         doc["moe_decode"] = {{"experts", r.moe->experts},
                              {"top_k", r.moe->top_k},
