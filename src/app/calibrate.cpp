@@ -36,6 +36,7 @@ CalibrateOutcome calibrate(const CalibrateRequest& request, const std::function<
     provenance.backend = backend->name();
     provenance.devices = backend->devices();
     provenance.libraries = backend->libraries();
+    backend->describe(provenance);
 
     CalibrateOutcome out;
     out.leader = backend->leader();
@@ -48,7 +49,7 @@ CalibrateOutcome calibrate(const CalibrateRequest& request, const std::function<
     const auto report_progress = [&](const StepReport& step) {
         if (out.leader && progress) progress(step);
     };
-    SweepOutcome sweep = run_sweep(*backend, make_plan(backend->devices(), request.validate, request.small), provenance,
+    SweepOutcome sweep = run_sweep(*backend, make_plan(backend->devices(), request.validate, request.small, backend->tensor_dtypes()), provenance,
                                    request.time_budget_s, report_progress, save);
     if (!out.leader) return out;
     io::write_file_atomically(request.output, measurements_json(sweep.measurements),

@@ -4,6 +4,10 @@
 
 namespace ridgeline::calibration {
 
+double Backend::tensor_gemm_s(Dtype dtype, std::int64_t, std::int64_t, std::int64_t) {
+    throw InputError(kRequest, "backend", "the " + name() + " backend runs no " + std::string(dtype_name(dtype)) + " tensor-core GEMMs");
+}
+
 std::unique_ptr<Backend> make_backend(const BackendRequest& request) {
     if (request.devices < 1) throw InputError(kRequest, "devices", "expected at least 1 device");
     if (request.name == "cpu") return make_cpu_backend(request);

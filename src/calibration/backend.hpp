@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "calibration/measurements.hpp"
 #include "calibration/sharded_case.hpp"
 #include "collective/collective.hpp"
 
@@ -26,8 +28,15 @@ public:
     [[nodiscard]] virtual bool agree(bool leader_value) { return leader_value; }
     // Names and versions of the libraries doing the work, for the provenance of measurements.
     [[nodiscard]] virtual std::string libraries() const = 0;
+    // What the backend knows of its devices beyond the host: the accelerator's name, memory and cache.
+    virtual void describe(Provenance& /*provenance*/) const {}
     // One [m, k] x [k, n] fp32 GEMM on every device at once.
     [[nodiscard]] virtual double gemm_s(std::int64_t m, std::int64_t k, std::int64_t n) = 0;
+    // The dtypes of the tensor-core GEMMs the backend runs as LLMs do (none on cpu and mpi).
+    [[nodiscard]] virtual std::vector<Dtype> tensor_dtypes() const { return {}; }
+    // One [m, k] x [k, n] GEMM in `dtype` (fp8: fp8 inputs, a bf16 output) on the first device, on
+    // random data, starting from a cold cache: the median time of one kernel.
+    [[nodiscard]] virtual double tensor_gemm_s(Dtype dtype, std::int64_t m, std::int64_t k, std::int64_t n);
     // A copy of `bytes` within each device's memory (ordinary loads and stores), on every device at once.
     [[nodiscard]] virtual double copy_s(double bytes) = 0;
     // One collective over all devices; `bytes` as collective_cost counts them.

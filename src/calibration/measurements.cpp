@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "calibration/kernel_measurements_json.hpp"
 #include "core/error.hpp"
 #include "io/json_reader.hpp"
 
@@ -75,6 +76,7 @@ Measurements load_measurements(const std::filesystem::path& path) {
         m.provenance.host = p.string("host");
         m.provenance.cpu_model = p.string("cpu_model");
         m.provenance.cores = p.positive_int("cores");
+        m.provenance.device = p.optional_string("device").value_or("");
         m.provenance.memory_bytes = p.positive_number("memory_bytes");
         m.provenance.cache_bytes = p.positive_number("cache_bytes");
         m.provenance.libraries = p.string("libraries");
@@ -132,8 +134,23 @@ Measurements load_measurements(const std::filesystem::path& path) {
         }
         m.sharded.push_back(sample);
     }
+    if (auto kernels = root.optional_object("kernels")) {
+        m.kernels = read_kernel_measurements(*kernels);
+        kernels->finish();
+    }
     root.finish();
     return m;
+}
+
+KernelMeasurements kernel_measurements_of(const Measurements& m) {
+    KernelMeasurements k = m.kernels;
+    if (k.device.empty()) k.device = m.provenance.device.empty() ? m.provenance.cpu_model : m.provenance.device;
+    if (k.software.empty()) k.software = m.provenance.libraries;
+    if (k.date.empty()) k.date = m.provenance.date;
+    // Copies of at least four caches' worth stream from memory; smaller ones may not.
+    for (const CopySample& c : m.copies)
+        if (c.bytes >= 4.0 * m.provenance.cache_bytes) k.copy_Bps.push_back(2.0 * c.bytes / c.time_s);
+    return k;
 }
 
 std::string measurements_json(const Measurements& m) {
@@ -144,6 +161,7 @@ std::string measurements_json(const Measurements& m) {
     prov["host"] = p.host;
     prov["cpu_model"] = p.cpu_model;
     prov["cores"] = p.cores;
+    if (!p.device.empty()) prov["device"] = p.device;
     prov["memory_bytes"] = p.memory_bytes;
     prov["cache_bytes"] = p.cache_bytes;
     prov["libraries"] = p.libraries;
@@ -191,6 +209,7 @@ std::string measurements_json(const Measurements& m) {
                                   {"f", s.shape.f},
                                   {"devices", s.shape.devices},
                                   {"time_s", s.time_s}});
+    if (!m.kernels.empty()) doc["kernels"] = kernel_measurements_object(m.kernels);
     return doc.dump(2) + "\n";
 }
 

@@ -29,8 +29,19 @@ std::function<void(double, bool)> keeper(std::vector<Sample>& samples, Sample sa
 
 }  // namespace
 
-SweepPlan make_plan(int devices, bool validate, bool small) {
+SweepPlan make_plan(int devices, bool validate, bool small, const std::vector<Dtype>& tensor_dtypes) {
     SweepPlan plan;
+    // The GEMMs of LLM layers: decode's skinny rows (1..64) through long prefills and training
+    // micro-batches (16k rows), against a square projection, an MLP's up and down projections, and
+    // the largest (16k x 28k x 16k) the issue of measured kernels asks for.
+    const std::vector<std::int64_t> rows = small ? std::vector<std::int64_t>{1, 64, 1024}
+                                                 : std::vector<std::int64_t>{1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384};
+    const std::vector<std::array<std::int64_t, 2>> weights =
+        small ? std::vector<std::array<std::int64_t, 2>>{{1024, 1024}}
+              : std::vector<std::array<std::int64_t, 2>>{{4096, 4096}, {8192, 28672}, {28672, 8192}, {16384, 16384}};
+    for (const Dtype dtype : tensor_dtypes)
+        for (const auto& [k, n] : weights)
+            for (const std::int64_t m : rows) plan.tensor_gemms.push_back({dtype, m, k, n, 0});
     const std::int64_t p = devices;
     // Small runs scale every dimension down by 4, keeping each a positive multiple of p.
     const auto dim = [&](std::int64_t x) {
@@ -98,9 +109,15 @@ SweepOutcome run_sweep(Backend& backend, const SweepPlan& plan, const Provenance
     std::vector<Step> steps;
     const std::string on = " on " + std::to_string(backend.devices()) + " devices";
     // Interleaved, so that a run cut short still has a spread of GEMMs, copies and collectives.
-    const std::size_t rounds =
-        std::max({plan.gemms.size(), plan.copy_bytes.size(), plan.collectives.size(), plan.holdout.size()});
+    const std::size_t rounds = std::max(
+        {plan.gemms.size(), plan.tensor_gemms.size(), plan.copy_bytes.size(), plan.collectives.size(), plan.holdout.size()});
     for (std::size_t i = 0; i < rounds; ++i) {
+        if (i < plan.tensor_gemms.size()) {
+            const KernelGemmSample g = plan.tensor_gemms[i];
+            steps.push_back({std::string(dtype_name(g.dtype)) + " GEMM " + std::to_string(g.m) + "x" + std::to_string(g.k) + "x" +
+                                 std::to_string(g.n) + " on one device",
+                             [&, g] { return backend.tensor_gemm_s(g.dtype, g.m, g.k, g.n); }, keeper(m.kernels.gemms, g)});
+        }
         if (i < plan.gemms.size()) {
             const auto g = plan.gemms[i];
             steps.push_back({"GEMM " + std::to_string(g[0]) + "x" + std::to_string(g[1]) + "x" + std::to_string(g[2]) + on,

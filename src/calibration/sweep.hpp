@@ -15,6 +15,7 @@ namespace ridgeline::calibration {
 
 struct SweepPlan {
     std::vector<std::array<std::int64_t, 3>> gemms;  // m, k, n for fitting
+    std::vector<KernelGemmSample> tensor_gemms;      // dtype, m, k, n: a kernel model's GEMMs
     std::vector<double> copy_bytes;
     std::vector<std::pair<CollectiveKind, double>> collectives;  // kind, bytes
     std::vector<ShardedCase> holdout;                // shapes and device counts not used for fitting
@@ -25,7 +26,8 @@ struct SweepPlan {
 };
 
 // `small`: dimensions and sizes divided by about four, for short runs (tests, sanitizer builds).
-[[nodiscard]] SweepPlan make_plan(int devices, bool validate, bool small);
+// `tensor_dtypes`: the backend's tensor-core GEMM dtypes, each timed at LLM shapes.
+[[nodiscard]] SweepPlan make_plan(int devices, bool validate, bool small, const std::vector<Dtype>& tensor_dtypes = {});
 
 struct StepReport {
     int index = 0;  // 1-based

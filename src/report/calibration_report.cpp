@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/calibration_reports.hpp"
+#include "core/error.hpp"
 #include "report/table.hpp"
 
 namespace ridgeline::report {
@@ -24,7 +25,7 @@ ordered_json sourced(double value, const std::string& source) { return {{"value"
 }  // namespace
 
 std::string fitted_chip_json(const ChipSpec& chip, const CalibrationFit& fit, const calibration::Provenance& provenance,
-                             const std::string& origin) {
+                             const std::string& origin, const std::string& system) {
     const std::string by = "fitted by ridgeline fit from " + origin + " (" + provenance.backend + " backend, " +
                            provenance.host + ", " + provenance.date + "): ";
     const std::string gemm = by + "least squares over GEMMs, " + residual_text(fit.gemm.residuals);
@@ -40,13 +41,17 @@ std::string fitted_chip_json(const ChipSpec& chip, const CalibrationFit& fit, co
     doc["aliases"] = ordered_json::array();
     doc["description"] = chip.description;
     doc["kind"] = "gpu";
+    if (!system.empty()) doc["default_system"] = system;
     doc["peak_flops_per_s"]["fp32"] = sourced(chip.peak_flops(Dtype::fp32), gemm + "; the throughput large fp32 GEMMs approach");
     doc["peak_flops_per_s"]["bf16"] = sourced(chip.peak_flops(Dtype::bf16), "set to the fp32 figure: the calibration backends compute in fp32");
-    doc["hbm_bytes"] = sourced(chip.hbm_bytes, "host memory (MemTotal in /proc/meminfo) on " + provenance.host);
+    doc["hbm_bytes"] = sourced(chip.hbm_bytes, provenance.device.empty() ? "host memory (MemTotal in /proc/meminfo) on " + provenance.host
+                                                                           : provenance.device + "'s memory, as the device reports it");
     doc["hbm_bw_Bps"] = sourced(chip.hbm_bw_Bps, copy);
-    doc["on_chip_memory_bytes"] = sourced(chip.on_chip_memory_bytes, "each of the " + std::to_string(provenance.devices) +
+    doc["on_chip_memory_bytes"] = sourced(chip.on_chip_memory_bytes,
+                                          provenance.device.empty() ? "each of the " + std::to_string(provenance.devices) +
                                                                           " devices' share of the last-level cache of " +
-                                                                          provenance.cpu_model + " (sysfs)");
+                                                                          provenance.cpu_model + " (sysfs)"
+                                                                    : provenance.device + "'s L2 cache, as the device reports it");
     doc["host_link_Bps"] = sourced(chip.host_link_Bps, "host memory itself: the fitted copy bandwidth");
     const NvlinkSpec& nvlink = *chip.nvlink;
     doc["interconnect"]["nvlink"] = {
@@ -116,6 +121,91 @@ std::string fit_table(const ChipSpec& chip, const CalibrationFit& fit) {
                        "alpha " + seconds(c.latency_s) + ", " + si(1.0 / c.streaming_s_per_byte, "B/s") + " streaming, " +
                            si(1.0 / c.cached_s_per_byte, "B/s") + " cached",
                        residual_text(c.residuals)});
+    return table.render();
+}
+
+namespace {
+
+// Four significant digits: a fitted parameter is not known better than that.
+double rounded(double x) {
+    if (x == 0) return 0;
+    const double scale = std::pow(10.0, 3 - std::floor(std::log10(std::abs(x))));
+    return std::round(x * scale) / scale;
+}
+
+std::string residual_of(const calibration::KernelFit& fit, const std::string& part) {
+    for (const auto& r : fit.residuals)
+        if (r.part == part)
+            return std::to_string(r.samples) + " samples, median |error| " + percent(r.median_abs) + ", max " + percent(r.max_abs);
+    return "";
+}
+
+}  // namespace
+
+std::string measured_chip_json(const nlohmann::json& like, const calibration::KernelFit& fit, const MeasuredChip& what) {
+    const calibration::KernelMeasurements& m = what.measured;
+    const std::string by = "measured: fitted by ridgeline fit to " + what.origin + " (" + m.device +
+                           (m.software.empty() ? "" : "; " + m.software) + (m.date.empty() ? "" : "; " + m.date) + ")";
+    const std::string like_name = like.value("name", "");
+    ordered_json doc = like;
+    doc["name"] = what.name;
+    doc["aliases"] = ordered_json::array();
+    doc["description"] = like.value("description", like_name) + ", kernels measured on " + m.device;
+    if (!what.system.empty()) doc["default_system"] = what.system;
+    if (what.device_memory_bytes > 0) doc["hbm_bytes"] = sourced(what.device_memory_bytes, m.device + "'s memory, as the device reports it");
+
+    const KernelModel& k = fit.model;
+    ordered_json kernels = like.contains("kernels") ? ordered_json(like["kernels"]) : ordered_json::object();
+    kernels["source"] = by + "; parts not measured there are " + like_name + "'s, each with its own source";
+    if (!m.gemms.empty()) {
+        ordered_json gemm;
+        std::string residuals;
+        for (const auto& r : fit.residuals)
+            if (r.part.rfind("gemm ", 0) == 0) residuals += "; " + r.part.substr(5) + ": " + residual_of(fit, r.part);
+        gemm["source"] = by + residuals;
+        gemm["launch_s"] = rounded(k.gemm_launch_s);
+        gemm["hbm_fraction"] = rounded(k.gemm_hbm_fraction);
+        for (std::size_t i = 0; i < kDtypeCount; ++i)
+            if (const auto& g = k.gemm[i])
+                gemm["dtypes"][std::string(dtype_name(static_cast<Dtype>(i)))] = {{"peak_fraction", rounded(g->peak_fraction)},
+                                                                                   {"half_rows", rounded(g->half_rows)}};
+        kernels["gemm"] = gemm;
+    }
+    if (!kernels.contains("gemm"))
+        throw InputError(what.origin, "gemm", "no GEMMs measured, and " + like_name + " has no kernel model to complete them");
+    for (const AttentionFamily& f : k.attention) {
+        ordered_json family;
+        family["source"] = by + ": forward " + residual_of(fit, "attention " + f.name + " forward") + "; backward " +
+                           residual_of(fit, "attention " + f.name + " backward");
+        for (auto [pass, p] : {std::pair{"forward", &f.forward}, std::pair{"backward", &f.backward}})
+            family[pass] = {{"peak_fraction", rounded(p->peak_fraction)}, {"half_seq", rounded(p->half_seq)}};
+        kernels["attention"][f.name] = family;
+    }
+    if (!kernels.contains("attention")) kernels["attention"] = ordered_json::object();
+    for (const MemoryBoundKernel& b : k.memory_bound) kernels["memory_bound"][b.name] = rounded(b.hbm_fraction);
+    if (!kernels.contains("memory_bound")) kernels["memory_bound"] = ordered_json::object();
+    doc["kernels"] = kernels;
+    return doc.dump(2) + "\n";
+}
+
+std::string kernel_fit_table(const calibration::KernelFit& fit) {
+    const KernelModel& k = fit.model;
+    Table table({"part", "fitted", "measured against predicted"});
+    for (std::size_t i = 0; i < kDtypeCount; ++i)
+        if (const auto& g = k.gemm[i]) {
+            const std::string dtype(dtype_name(static_cast<Dtype>(i)));
+            table.add_row({"GEMM " + dtype, fixed(100 * g->peak_fraction, 1) + "% of peak, half at " + fixed(g->half_rows, 1) + " rows",
+                           residual_of(fit, "gemm " + dtype)});
+        }
+    if (k.gemm_launch_s > 0)
+        table.add_row({"GEMM launch, weight streaming", seconds(k.gemm_launch_s) + ", " + fixed(100 * k.gemm_hbm_fraction, 1) + "% of HBM", ""});
+    for (const AttentionFamily& f : k.attention)
+        for (auto [pass, p] : {std::pair{"forward", &f.forward}, std::pair{"backward", &f.backward}})
+            table.add_row({"attention " + f.name + " " + pass,
+                           fixed(100 * p->peak_fraction, 1) + "% of bf16 peak, half at seq " + fixed(p->half_seq, 0),
+                           residual_of(fit, "attention " + f.name + " " + pass)});
+    for (const MemoryBoundKernel& b : k.memory_bound)
+        table.add_row({b.name, fixed(100 * b.hbm_fraction, 1) + "% of HBM", residual_of(fit, "memory " + b.name)});
     return table.render();
 }
 

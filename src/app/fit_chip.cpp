@@ -1,0 +1,93 @@
+#include "app/fit_chip.hpp"
+
+#include "calibration/kernel_measurements.hpp"
+#include "calibration/measurements.hpp"
+#include "core/error.hpp"
+#include "hardware/catalog.hpp"
+#include "io/catalog_lookup.hpp"
+#include "io/json_reader.hpp"
+#include "io/safe_write.hpp"
+#include "report/calibration_reports.hpp"
+
+namespace ridgeline::app {
+
+namespace {
+
+// The format a measurements file says it has ("schema" in the reference files, "format" in ours).
+std::string format_of(const std::filesystem::path& path) {
+    const nlohmann::json document = io::parse_json_file(path);
+    if (!document.is_object()) return "";
+    for (const char* key : {"format", "schema"})
+        if (document.contains(key) && document[key].is_string()) return document[key].get<std::string>();
+    return "";
+}
+
+std::filesystem::path chip_file(const std::string& like, const std::filesystem::path& data_dir) {
+    if (io::looks_like_path(like)) return like;
+    const auto entry = io::find_entry(list_chips(data_dir), like);
+    if (!entry) throw InputError(kRequest, "like", "unknown chip \"" + like + "\"; known: " + io::known_names(list_chips(data_dir)));
+    return entry->file;
+}
+
+void check_system(const std::string& system, const std::filesystem::path& data_dir) {
+    if (system.empty()) return;
+    if (!io::find_entry(list_systems(data_dir), system))
+        throw InputError(kRequest, "system", "unknown system \"" + system + "\"; known: " + io::known_names(list_systems(data_dir)));
+}
+
+// Writes `text`, reading it back as --hardware FILE reads it (with its system) before it replaces anything.
+Hardware write_chip(const std::filesystem::path& output, const std::string& text, const std::filesystem::path& data_dir) {
+    Hardware hardware;
+    io::write_file_atomically(output, text, [&](const std::filesystem::path& written) {
+        hardware.chip = load_chip_file(written);
+    });
+    hardware = resolve_hardware(output.string(), data_dir);
+    return hardware;
+}
+
+}  // namespace
+
+FitOutcome fit_chip(const FitRequest& request, const std::filesystem::path& data_dir) {
+    using namespace calibration;
+    check_system(request.system, data_dir);
+    const std::string origin = request.measurements.string();
+    const bool kernel_file = format_of(request.measurements) == kKernelMeasurementsFormat;
+    std::optional<Measurements> calibration;
+    if (!kernel_file) calibration = load_measurements(request.measurements);
+    FitOutcome out;
+
+    if (request.like.empty()) {
+        if (kernel_file)
+            throw InputError(kRequest, "like", "kernel measurements are fractions of a datasheet peak: name the chip they ran on");
+        if (!calibration->kernels.empty())
+            throw InputError(kRequest, "like", origin + " holds tensor-core GEMMs (" + calibration->provenance.device +
+                                                   "): name the chip whose datasheet they complete");
+        out.calibration = fit_measurements(*calibration, origin);
+        const std::string name = request.name.empty() ? "calibrated-" + calibration->provenance.backend : request.name;
+        const ChipSpec fitted = fitted_chip(*out.calibration, calibration->provenance, name);
+        out.hardware = write_chip(request.output,
+                                  report::fitted_chip_json(fitted, *out.calibration, calibration->provenance, origin, request.system),
+                                  data_dir);
+    } else {
+        const std::filesystem::path like_file = chip_file(request.like, data_dir);
+        const ChipSpec like = load_chip_file(like_file);
+        const KernelMeasurements measured = kernel_file ? load_kernel_measurements(request.measurements)
+                                                        : kernel_measurements_of(*calibration);
+        out.kernels = fit_kernels(measured, like, origin);
+        report::MeasuredChip what;
+        what.name = request.name.empty() ? like.name + "-measured" : request.name;
+        what.system = request.system;
+        what.origin = origin;
+        what.measured = measured;
+        if (calibration && !calibration->provenance.device.empty()) what.device_memory_bytes = calibration->provenance.memory_bytes;
+        out.hardware = write_chip(request.output,
+                                  report::measured_chip_json(io::parse_json_file(like_file), *out.kernels, what), data_dir);
+    }
+    if (calibration && !calibration->sharded.empty()) {
+        out.holdout = predict_holdout(out.hardware.chip, *calibration);
+        out.summary = summarize(out.holdout);
+    }
+    return out;
+}
+
+}  // namespace ridgeline::app

@@ -1,0 +1,197 @@
+#include "calibration/kernel_fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <numeric>
+
+#include "core/error.hpp"
+#include "engine/roofline.hpp"
+#include "engine/step_model.hpp"
+
+namespace ridgeline::calibration {
+
+namespace {
+
+using Loss = std::function<double(const std::vector<double>&)>;
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Coordinate search: each parameter moved by shrinking relative steps while the loss falls. The
+// losses are smooth but kinked (a GEMM's max of compute and traffic), so no gradients are needed.
+std::vector<double> minimise(const Loss& loss, std::vector<double> x) {
+    double best = loss(x);
+    for (double scale : {0.2, 0.05, 0.01, 0.002}) {
+        for (bool improved = true; improved;) {
+            improved = false;
+            for (std::size_t i = 0; i < x.size(); ++i)
+                for (double sign : {1.0, -1.0}) {
+                    std::vector<double> trial = x;
+                    trial[i] = x[i] * (1.0 + sign * scale);
+                    const double value = loss(trial);
+                    if (value < best) {
+                        x = trial;
+                        best = value;
+                        improved = true;
+                    }
+                }
+        }
+    }
+    return x;
+}
+
+double log_ratio_squared(double predicted, double measured) {
+    const double r = std::log(predicted / measured);
+    return r * r;
+}
+
+double gemm_predicted_s(const ChipSpec& chip, const KernelGemmSample& g) {
+    const auto m = static_cast<double>(g.m), k = static_cast<double>(g.k), n = static_cast<double>(g.n);
+    return gemm_time(chip, {m, k, n, 1, k * n}, {g.dtype, g.dtype, g.dtype}).lower_bound_s();
+}
+
+// QK^T and AV: 4 B H S^2 D FLOPs, half of them under a causal mask.
+double attention_forward_flops(const AttentionSample& a) {
+    const auto s = static_cast<double>(a.seq);
+    return 4.0 * static_cast<double>(a.batch * a.q_heads * a.head_dim) * s * s / (a.causal ? 2.0 : 1.0);
+}
+
+struct AttentionPrediction {
+    double predicted_s = 0, measured_s = 0;
+};
+AttentionPrediction attention_pass(const ChipSpec& chip, const AttentionSample& a, AttentionPassKind pass) {
+    const bool forward = pass == AttentionPassKind::forward;
+    const double flops = attention_forward_flops(a) * (forward ? 1.0 : kAttentionBackwardRatio);
+    const double predicted = attention_time(chip, a.family, pass, flops, 0.0, static_cast<double>(a.seq)).lower_bound_s();
+    return {predicted, forward ? a.forward_s : a.forward_backward_s - a.forward_s};
+}
+
+void add_residual(std::map<std::string, std::vector<double>>& parts, const std::string& part, double predicted, double measured) {
+    parts[part].push_back(std::abs(predicted / measured - 1.0));
+}
+
+std::vector<PartResiduals> summarise(const std::map<std::string, std::vector<double>>& parts) {
+    std::vector<PartResiduals> out;
+    for (const auto& [part, errors] : parts)
+        out.push_back({part, static_cast<int>(errors.size()), median(errors), *std::max_element(errors.begin(), errors.end())});
+    return out;
+}
+
+// The measured dtypes in name order (the order of the search's parameters).
+std::vector<Dtype> gemm_dtypes(const KernelMeasurements& m) {
+    std::vector<Dtype> dtypes;
+    for (const auto& g : m.gemms)
+        if (std::find(dtypes.begin(), dtypes.end(), g.dtype) == dtypes.end()) dtypes.push_back(g.dtype);
+    std::sort(dtypes.begin(), dtypes.end(), [](Dtype a, Dtype b) { return dtype_name(a) < dtype_name(b); });
+    return dtypes;
+}
+
+void fit_gemms(const KernelMeasurements& m, ChipSpec& chip, const std::string& origin) {
+    const std::vector<Dtype> dtypes = gemm_dtypes(m);
+    for (Dtype dtype : dtypes)
+        if (!chip.supports(dtype))
+            throw InputError(origin, "gemm", "GEMMs measured in " + std::string(dtype_name(dtype)) + " but " + chip.name +
+                                                 " gives no peak for that dtype");
+    KernelModel& k = *chip.kernels;
+    // x: launch_s, hbm_fraction, then peak_fraction and half_rows per dtype.
+    const auto apply = [&](const std::vector<double>& x) {
+        k.gemm_launch_s = x[0];
+        k.gemm_hbm_fraction = x[1];
+        for (std::size_t i = 0; i < dtypes.size(); ++i) k.gemm[index_of(dtypes[i])] = GemmKernel{x[2 + 2 * i], x[3 + 2 * i]};
+    };
+    const Loss loss = [&](const std::vector<double>& x) {
+        if (!(x[0] > 0) || !(x[1] > 0 && x[1] <= 1)) return std::numeric_limits<double>::infinity();
+        for (std::size_t i = 0; i < dtypes.size(); ++i)
+            if (!(x[2 + 2 * i] > 0 && x[2 + 2 * i] <= 1) || !(x[3 + 2 * i] >= 0)) return std::numeric_limits<double>::infinity();
+        apply(x);
+        double sum = 0;
+        for (const auto& g : m.gemms) sum += log_ratio_squared(gemm_predicted_s(chip, g), g.time_s);
+        return sum;
+    };
+    // Start: a few microseconds to launch, most of HBM and three quarters of peak, tiles of 64 rows.
+    std::vector<double> start = {5e-6, 0.8};
+    for (std::size_t i = 0; i < dtypes.size(); ++i) start.insert(start.end(), {0.75, 64.0});
+    apply(minimise(loss, start));
+}
+
+void fit_attention(const KernelMeasurements& m, ChipSpec& chip) {
+    std::vector<std::string> families;
+    for (const auto& a : m.attention)
+        if (std::find(families.begin(), families.end(), a.family) == families.end()) families.push_back(a.family);
+    std::sort(families.begin(), families.end());
+    auto& fitted = chip.kernels->attention;
+    for (const std::string& family : families) {
+        fitted.push_back({family, {0.5, 512.0}, {0.5, 512.0}});
+        for (AttentionPassKind pass : {AttentionPassKind::forward, AttentionPassKind::backward}) {
+            AttentionPass& p = pass == AttentionPassKind::forward ? fitted.back().forward : fitted.back().backward;
+            const Loss loss = [&](const std::vector<double>& x) {
+                if (!(x[0] > 0 && x[0] <= 1) || !(x[1] >= 0)) return std::numeric_limits<double>::infinity();
+                p = {x[0], x[1]};
+                double sum = 0;
+                for (const auto& a : m.attention)
+                    if (a.family == family) {
+                        const AttentionPrediction t = attention_pass(chip, a, pass);
+                        sum += log_ratio_squared(t.predicted_s, t.measured_s);
+                    }
+                return sum;
+            };
+            const std::vector<double> x = minimise(loss, {0.5, 512.0});
+            p = {x[0], x[1]};
+        }
+    }
+}
+
+void fit_memory_bound(const KernelMeasurements& m, ChipSpec& chip, const std::string& origin) {
+    const auto share = [&](const std::string& kernel, double rate_Bps) {
+        const double fraction = rate_Bps / chip.hbm_bw_Bps;
+        if (!(fraction > 0 && fraction <= 1))
+            throw InputError(origin, kernel, "measured at " + std::to_string(rate_Bps / 1e12) + " TB/s, beyond " + chip.name +
+                                                 "'s HBM bandwidth: is this the right chip?");
+        chip.kernels->memory_bound.push_back({kernel, fraction});
+    };
+    std::map<std::string, std::vector<double>> rates;
+    for (const auto& s : m.memory_bound) rates[s.kernel].push_back(s.bytes / s.seconds);
+    for (const auto& [kernel, r] : rates)
+        if (kernel != "copy") share(kernel, median(r));
+    if (!m.copy_Bps.empty())
+        share("copy", std::accumulate(m.copy_Bps.begin(), m.copy_Bps.end(), 0.0) / static_cast<double>(m.copy_Bps.size()));
+}
+
+}  // namespace
+
+std::vector<PartResiduals> kernel_residuals(const KernelMeasurements& m, const ChipSpec& chip) {
+    std::map<std::string, std::vector<double>> parts;
+    for (const auto& g : m.gemms) add_residual(parts, "gemm " + std::string(dtype_name(g.dtype)), gemm_predicted_s(chip, g), g.time_s);
+    for (const auto& a : m.attention)
+        for (AttentionPassKind pass : {AttentionPassKind::forward, AttentionPassKind::backward}) {
+            const AttentionPrediction t = attention_pass(chip, a, pass);
+            add_residual(parts, "attention " + a.family + (pass == AttentionPassKind::forward ? " forward" : " backward"),
+                         t.predicted_s, t.measured_s);
+        }
+    for (const auto& s : m.memory_bound)
+        add_residual(parts, "memory " + s.kernel, memory_bound_s(chip, s.kernel, s.bytes), s.seconds);
+    return summarise(parts);
+}
+
+KernelFit fit_kernels(const KernelMeasurements& m, const ChipSpec& datasheet, const std::string& origin) {
+    if (m.gemms.empty() && m.attention.empty() && m.memory_bound.empty() && m.copy_Bps.empty())
+        throw InputError(origin, "gemm", "no kernel measurements to fit");
+    ChipSpec chip = datasheet;
+    chip.kernels = KernelModel{};
+    chip.kernels->source = origin;
+    if (!m.gemms.empty()) fit_gemms(m, chip, origin);
+    if (!m.attention.empty()) fit_attention(m, chip);
+    fit_memory_bound(m, chip, origin);
+    KernelFit fit;
+    fit.model = *chip.kernels;
+    fit.residuals = kernel_residuals(m, chip);
+    return fit;
+}
+
+}  // namespace ridgeline::calibration
