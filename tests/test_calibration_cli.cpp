@@ -65,7 +65,7 @@ TEST_CASE("calibrate --validate measures, fits and predicts held-out cases on 1 
     CHECK(measurements["provenance"]["devices"] == 2);
     CHECK(!measurements["provenance"]["cpu_model"].get<std::string>().empty());
     const auto chip = scratch() / "fitted.json";
-    const auto fit = run_ridgeline("fit " + out.string() + " -o " + chip.string() + " --name my-host");
+    const auto fit = run_ridgeline("fit " + out.string() + " -o " + chip.string() + " --name my-host --system dgx-h100");
     INFO(fit.err);
     REQUIRE(fit.exit_code == 0);
     CHECK(fit.out.find("residual") != std::string::npos);
@@ -79,6 +79,44 @@ TEST_CASE("calibrate --validate measures, fits and predicts held-out cases on 1 
     const auto outside = run_ridgeline("roofline --hardware " + chip.string() + " --matmul 65536,65536,65536 --dtype fp32");
     CHECK(outside.exit_code == 0);
     CHECK(outside.err.find("warning") != std::string::npos);
+    // Placed in a system, the fitted host trains (before --system: "no system description").
+    const auto train = run_ridgeline("train --model llama3-8b --hardware " + chip.string() + " --chips 2 --tp 2 --global-batch-tokens 16384 --seq-len 2048");
+    INFO(train.err);
+    CHECK(train.exit_code == 0);
+    CHECK(train.out.find("my-host (dgx-h100)") != std::string::npos);
+}
+
+TEST_CASE("fit --like gives a shipped chip a measured kernel model that roofline and train use") {
+    const auto reference = ridgeline::test::data_file("reference/gpu-kernels-h100.json");
+    const auto chip = scratch() / "my-h100.json";
+    const auto fit = run_ridgeline("fit " + reference.string() + " --like h100-sxm --system dgx-h100 --name my-h100 -o " + chip.string());
+    INFO(fit.err);
+    REQUIRE(fit.exit_code == 0);
+    CHECK(fit.out.find("attention cudnn forward") != std::string::npos);
+    const json doc = read_json(chip);
+    CHECK(doc["name"] == "my-h100");
+    CHECK(doc["default_system"] == "dgx-h100");
+    CHECK(doc["kernels"]["gemm"]["source"].get<std::string>().find("ridgeline fit") != std::string::npos);
+    // The written chip predicts a measured GEMM: bf16 4096^3 took 0.17872 ms on the H100.
+    const auto roofline = run_ridgeline("roofline --hardware " + chip.string() + " --matmul 4096,4096,4096 --json");
+    INFO(roofline.err);
+    REQUIRE(roofline.exit_code == 0);
+    CHECK(json::parse(roofline.out)["predicted_s"].get<double>() == doctest::Approx(0.17872e-3).epsilon(0.10));
+    const auto train = run_ridgeline("train --model llama3-8b --hardware " + chip.string() + " --chips 8 --tp 8 --global-batch-tokens 1048576");
+    INFO(train.err);
+    CHECK(train.exit_code == 0);
+    CHECK(train.out.find("my-h100 (dgx-h100)") != std::string::npos);
+
+    // Refused, naming the flag, with nothing written.
+    const auto missing = scratch() / "never.json";
+    for (const auto& [arguments, flag] : {std::pair{std::string(""), "--like"}, std::pair{std::string("--like no-such-chip"), "--like"},
+                                          std::pair{std::string("--like h100-sxm --system no-such-system"), "--system"}}) {
+        const auto refused = run_ridgeline("fit " + reference.string() + " " + arguments + " -o " + missing.string());
+        CAPTURE(arguments);
+        CHECK(refused.exit_code == 2);
+        CHECK(refused.err.find(flag) != std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(missing));
+    }
 }
 
 TEST_CASE("calibrate and fit refuse bad input with exit code 2, naming the flag or file and field") {

@@ -3,9 +3,14 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
+#include "app/fit_chip.hpp"
 #include "calibration/sweep.hpp"
+#include "hardware/catalog.hpp"
+#include "io/safe_write.hpp"
+#include "test_support.hpp"
 
 using namespace ridgeline;
 using namespace ridgeline::calibration;
@@ -77,4 +82,86 @@ TEST_CASE("progress counts the steps of all passes and names the pass") {
     CHECK(std::all_of(reports.begin(), reports.end(), [](const StepReport& r) { return r.count == 6; }));
     CHECK(reports[3].what.find("(pass 2)") != std::string::npos);
     CHECK(reports[0].what.find("pass") == std::string::npos);
+}
+
+namespace {
+
+// A GPU as the cuda backend sees one, its kernel times from a formula worked here: each tensor-core
+// GEMM launch + max(FLOPs at a ramping share of the H100 datasheet's peak, bytes at 70% of its HBM),
+// each copy at 3 TB/s read plus written. The sweep, the measurements file and the fit run on it
+// exactly as on a real GPU.
+class FormulaGpu final : public Backend {
+public:
+    [[nodiscard]] std::string name() const override { return "formula"; }
+    [[nodiscard]] int devices() const override { return 1; }
+    [[nodiscard]] std::string libraries() const override { return "none"; }
+    void describe(Provenance& p) const override {
+        p.device = "formula GPU";
+        p.memory_bytes = 79e9;
+        p.cache_bytes = 50.0 * (1 << 20);
+    }
+    double gemm_s(std::int64_t m, std::int64_t k, std::int64_t n) override { return 2.0 * m * k * n / 50e12 + 1e-5; }
+    double copy_s(double bytes) override { return 2 * bytes / 3e12; }
+    double collective_s(CollectiveKind, double) override { return 1e-3; }
+    double sharded_s(const ShardedCase&) override { return 1e-3; }
+    [[nodiscard]] std::vector<Dtype> tensor_dtypes() const override { return {Dtype::bf16, Dtype::fp8}; }
+    double tensor_gemm_s(Dtype dtype, std::int64_t m, std::int64_t k, std::int64_t n) override {
+        const bool fp8 = dtype == Dtype::fp8;
+        const double rows = static_cast<double>(m), width = fp8 ? 1.0 : 2.0;
+        const double rate = (fp8 ? 1979e12 * 0.7 : 989e12 * 0.8) * rows / (rows + (fp8 ? 15.0 : 40.0));
+        const double bytes = (rows * static_cast<double>(k) + rows * static_cast<double>(n) + static_cast<double>(k * n)) * width;
+        return 6e-6 + std::max(2.0 * rows * static_cast<double>(k * n) / rate, bytes / (3.35e12 * 0.7));
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a GPU's tensor-core GEMMs at LLM shapes go from the sweep through the file to a kernel model") {
+    FormulaGpu gpu;
+    Provenance provenance = host_provenance();
+    provenance.backend = gpu.name();
+    provenance.devices = gpu.devices();
+    provenance.libraries = gpu.libraries();
+    gpu.describe(provenance);
+    const SweepPlan plan = make_plan(1, false, false, gpu.tensor_dtypes());
+    // Skinny decode rows through 16k-row micro-batches, up to 16k x 28k weights, in each dtype.
+    CHECK(plan.tensor_gemms.size() == 2 * 13 * 4);
+    CHECK(std::any_of(plan.tensor_gemms.begin(), plan.tensor_gemms.end(), [](const KernelGemmSample& g) { return g.m == 1; }));
+    CHECK(std::any_of(plan.tensor_gemms.begin(), plan.tensor_gemms.end(),
+                      [](const KernelGemmSample& g) { return g.m == 16384 && std::max(g.k, g.n) == 28672; }));
+    const SweepOutcome outcome = run_sweep(gpu, plan, provenance, 1e9, nullptr, nullptr);
+    CHECK(outcome.measurements.kernels.gemms.size() == plan.tensor_gemms.size());
+
+    const auto path = test::scratch_dir("formula_gpu") / "gpu.json";
+    io::write_file_atomically(path, measurements_json(outcome.measurements));
+    const Measurements back = load_measurements(path);
+    REQUIRE(back.kernels.gemms.size() == plan.tensor_gemms.size());
+    CHECK(back.provenance.device == "formula GPU");
+    const KernelMeasurements kernels = kernel_measurements_of(back);
+    // Only the copies beyond four L2s (the 256 MiB one) stream from memory.
+    REQUIRE(kernels.copy_Bps.size() == 1);
+    CHECK(kernels.copy_Bps.front() == doctest::Approx(3e12));
+
+    app::FitRequest request{path, test::scratch_dir("formula_gpu") / "chip.json", "formula-h100", "h100-sxm", ""};
+    const app::FitOutcome fitted = app::fit_chip(request, test::source_dir());
+    const ChipSpec& chip = fitted.hardware.chip;
+    REQUIRE(chip.kernels.has_value());
+    CHECK(chip.kernels->gemm_launch_s == doctest::Approx(6e-6).epsilon(0.03));
+    CHECK(chip.kernels->gemm_hbm_fraction == doctest::Approx(0.7).epsilon(0.02));
+    CHECK(chip.kernels->gemm[index_of(Dtype::bf16)]->peak_fraction == doctest::Approx(0.8).epsilon(0.02));
+    CHECK(chip.kernels->gemm[index_of(Dtype::fp8)]->peak_fraction == doctest::Approx(0.7).epsilon(0.02));
+    CHECK(chip.hbm_bytes == doctest::Approx(79e9));  // the device's memory, not the datasheet's 80 GB
+    // Attention was not measured here: the datasheet chip's measured families stay.
+    CHECK(chip.kernels->attention.size() == resolve_hardware("h100-sxm", test::source_dir()).chip.kernels->attention.size());
+    REQUIRE(fitted.hardware.system.has_value());
+    CHECK(fitted.hardware.system->name == "dgx-h100");
+
+    // calibrate --validate on a GPU: the last weight shape (16k x 16k) predicted from the other three.
+    const auto cases = predict_held_out_gemms(kernels, resolve_hardware("h100-sxm", test::source_dir()).chip, "gpu.json");
+    CHECK(cases.size() == 2 * 13);
+    for (const auto& c : cases) {
+        CAPTURE(c.name);
+        CHECK(c.name.find("x16384x16384") != std::string::npos);
+        CHECK(std::abs(c.error) < 0.02);  // the formula is the model's own form: only the fit's tolerance remains
+    }
 }

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "app/fit_chip.hpp"
 #include "calibration/backend.hpp"
 #include "calibration/measurements.hpp"
 #include "core/error.hpp"
@@ -33,6 +34,9 @@ CalibrateOutcome calibrate(const CalibrateRequest& request, const std::function<
     Provenance provenance = host_provenance();
     backend_request.evict_bytes = provenance.cache_bytes;  // each device: the whole last-level cache
     std::unique_ptr<Backend> backend = make_backend(backend_request);
+    const bool gpu = !backend->tensor_dtypes().empty();
+    if (request.validate && gpu && request.like.empty())
+        throw InputError(kRequest, "like", "a GPU's kernel model is fitted into a datasheet: name the chip this is (e.g. h100-sxm)");
     provenance.backend = backend->name();
     provenance.devices = backend->devices();
     provenance.libraries = backend->libraries();
@@ -49,7 +53,7 @@ CalibrateOutcome calibrate(const CalibrateRequest& request, const std::function<
     const auto report_progress = [&](const StepReport& step) {
         if (out.leader && progress) progress(step);
     };
-    SweepOutcome sweep = run_sweep(*backend, make_plan(backend->devices(), request.validate, request.small, backend->tensor_dtypes()), provenance,
+    SweepOutcome sweep = run_sweep(*backend, make_plan(backend->devices(), request.validate && !gpu, request.small, backend->tensor_dtypes()), provenance,
                                    request.time_budget_s, report_progress, save);
     if (!out.leader) return out;
     io::write_file_atomically(request.output, measurements_json(sweep.measurements),
@@ -63,12 +67,20 @@ CalibrateOutcome calibrate(const CalibrateRequest& request, const std::function<
 
     // Fit on the fitting steps only, write the description, and read it back as any command would.
     CalibrationValidation v;
-    v.fit = fit_measurements(out.measurements, request.output.string());
     v.chip_path = fitted_chip_path(request.output);
-    const ChipSpec fitted = fitted_chip(v.fit, provenance, "calibrated-" + provenance.backend);
-    io::write_file_atomically(v.chip_path, report::fitted_chip_json(fitted, v.fit, provenance, request.output.string()),
-                              [&](const std::filesystem::path& written) { v.chip = load_chip_file(written); });
-    v.cases = predict_holdout(v.chip, out.measurements);
+    if (gpu) {
+        FitOutcome fitted = fit_chip({request.output, v.chip_path, "", request.like, ""}, request.data_dir);
+        v.chip = fitted.hardware.chip;
+        v.kernels = std::move(fitted.kernels);
+        v.cases = predict_held_out_gemms(kernel_measurements_of(out.measurements),
+                                         resolve_hardware(request.like, request.data_dir).chip, request.output.string());
+    } else {
+        v.fit = fit_measurements(out.measurements, request.output.string());
+        const ChipSpec fitted = fitted_chip(*v.fit, provenance, "calibrated-" + provenance.backend);
+        io::write_file_atomically(v.chip_path, report::fitted_chip_json(fitted, *v.fit, provenance, request.output.string()),
+                                  [&](const std::filesystem::path& written) { v.chip = load_chip_file(written); });
+        v.cases = predict_holdout(v.chip, out.measurements);
+    }
     v.summary = summarize(v.cases);
     if (v.summary.count == 0)
         throw InputError(kRequest, "time_budget", "no held-out case was measured within the budget; give more time");

@@ -11,6 +11,7 @@
 
 #include "calibration/fit.hpp"
 #include "calibration/holdout.hpp"
+#include "calibration/kernel_fit.hpp"
 #include "calibration/sweep.hpp"
 
 namespace ridgeline::app {
@@ -24,10 +25,17 @@ struct CalibrateRequest {
     bool small = false;            // the short sweep (short budgets, sanitizer builds)
     bool force = false;            // replace an existing output (and fitted chip) file
     std::string arguments_fingerprint;  // ranks started with different arguments are refused
+    // A GPU's validation: the chip whose datasheet its kernel model completes (fit_chip's like),
+    // found in data_dir's catalog.
+    std::string like;
+    std::filesystem::path data_dir = ".";
 };
 
+// cpu and mpi: every figure fitted, held-out sharded cases; a GPU: its kernel model fitted into
+// the datasheet of `like`, and the GEMMs of one weight shape predicted from the others.
 struct CalibrationValidation {
-    calibration::CalibrationFit fit;
+    std::optional<calibration::CalibrationFit> fit;
+    std::optional<calibration::KernelFit> kernels;
     std::filesystem::path chip_path;  // the fitted description, as written
     ChipSpec chip;                    // ... and as read back
     std::vector<calibration::CasePrediction> cases;

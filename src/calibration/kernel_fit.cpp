@@ -179,6 +179,34 @@ std::vector<PartResiduals> kernel_residuals(const KernelMeasurements& m, const C
     return summarise(parts);
 }
 
+std::vector<CasePrediction> predict_held_out_gemms(const KernelMeasurements& m, const ChipSpec& datasheet, const std::string& origin) {
+    if (m.gemms.empty()) throw InputError(origin, "kernels.gemm", "no tensor-core GEMMs measured");
+    const KernelGemmSample& last = m.gemms.back();
+    const auto held_out = [&](const KernelGemmSample& g) { return g.k == last.k && g.n == last.n; };
+    KernelMeasurements fitting = m;
+    fitting.gemms.erase(std::remove_if(fitting.gemms.begin(), fitting.gemms.end(), held_out), fitting.gemms.end());
+    if (fitting.gemms.empty())
+        throw InputError(origin, "kernels.gemm", "one weight shape measured: none is left to hold out; give more time");
+    ChipSpec chip = datasheet;
+    chip.kernels = fit_kernels(fitting, datasheet, origin).model;
+    std::vector<CasePrediction> cases;
+    for (const KernelGemmSample& g : m.gemms) {
+        if (!held_out(g)) continue;
+        const RooflineTime t = gemm_time(chip, {static_cast<double>(g.m), static_cast<double>(g.k), static_cast<double>(g.n), 1,
+                                                static_cast<double>(g.k * g.n)},
+                                         {g.dtype, g.dtype, g.dtype});
+        CasePrediction c;
+        c.name = std::string(dtype_name(g.dtype)) + " GEMM " + std::to_string(g.m) + "x" + std::to_string(g.k) + "x" + std::to_string(g.n);
+        c.predicted_s = t.lower_bound_s();
+        c.measured_s = g.time_s;
+        c.error = (c.predicted_s - c.measured_s) / c.measured_s;
+        c.backend = "kernel model";
+        c.bound = t.bound() == Bound::compute ? "compute" : "memory";
+        cases.push_back(c);
+    }
+    return cases;
+}
+
 KernelFit fit_kernels(const KernelMeasurements& m, const ChipSpec& datasheet, const std::string& origin) {
     if (m.gemms.empty() && m.attention.empty() && m.memory_bound.empty() && m.copy_Bps.empty())
         throw InputError(origin, "gemm", "no kernel measurements to fit");

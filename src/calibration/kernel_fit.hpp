@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "calibration/holdout.hpp"
 #include "calibration/kernel_measurements.hpp"
 #include "hardware/chip.hpp"
 
@@ -34,5 +35,10 @@ struct KernelFit {
 // Each measured GEMM and attention pass as `chip` predicts it: the residuals of any chip's kernel
 // model against measurements (a fitted one, or a shipped one checked against a new device).
 [[nodiscard]] std::vector<PartResiduals> kernel_residuals(const KernelMeasurements& measurements, const ChipSpec& chip);
+
+// Validation on a shape no fit saw: the GEMMs of the last weight shape measured (K x N), predicted
+// by a model fitted to the others. InputError naming `origin` when fewer than two shapes were measured.
+[[nodiscard]] std::vector<CasePrediction> predict_held_out_gemms(const KernelMeasurements& measurements, const ChipSpec& datasheet,
+                                                                 const std::string& origin);
 
 }  // namespace ridgeline::calibration

@@ -37,7 +37,7 @@ SweepPlan make_plan(int devices, bool validate, bool small, const std::vector<Dt
     const std::vector<std::int64_t> rows = small ? std::vector<std::int64_t>{1, 64, 1024}
                                                  : std::vector<std::int64_t>{1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384};
     const std::vector<std::array<std::int64_t, 2>> weights =
-        small ? std::vector<std::array<std::int64_t, 2>>{{1024, 1024}}
+        small ? std::vector<std::array<std::int64_t, 2>>{{1024, 1024}, {2048, 512}}
               : std::vector<std::array<std::int64_t, 2>>{{4096, 4096}, {8192, 28672}, {28672, 8192}, {16384, 16384}};
     for (const Dtype dtype : tensor_dtypes)
         for (const auto& [k, n] : weights)

@@ -21,7 +21,7 @@ constexpr bool kAlwaysSmall = false;
 
 }  // namespace
 
-void add_calibrate_command(CLI::App& app, const GlobalOptions& /*options*/) {
+void add_calibrate_command(CLI::App& app, const GlobalOptions& options) {
     struct Flags {
         std::string backend = "cpu";
         int devices = 1;
@@ -31,6 +31,7 @@ void add_calibrate_command(CLI::App& app, const GlobalOptions& /*options*/) {
         bool validate = false;
         bool json = false;
         bool force = false;
+        std::string like;
     };
     auto flags = std::make_shared<Flags>();
     CLI::App* command = app.add_subcommand(
@@ -45,9 +46,11 @@ void add_calibrate_command(CLI::App& app, const GlobalOptions& /*options*/) {
     command->add_flag("--force", flags->force, "replace an existing output file (and its fitted .chip.json)");
     command->add_flag("--validate", flags->validate,
                       "fit a chip description, then predict held-out sharded matmuls and MLP blocks and report the error");
+    command->add_option("--like", flags->like, "with --validate on a GPU: the chip it is (its datasheet peaks, memory and "
+                                               "interconnect; the measured kernel model replaces its own)");
     command->add_flag("--json", flags->json, "with --validate: print one JSON document (schema ridgeline.calibration-validation/1)");
 
-    command->callback([flags] {
+    command->callback([flags, &options] {
         const Flags& f = *flags;
         app::CalibrateRequest request;
         request.backend = f.backend;
@@ -56,9 +59,11 @@ void add_calibrate_command(CLI::App& app, const GlobalOptions& /*options*/) {
         request.output = f.output;
         request.validate = f.validate;
         request.force = f.force;
+        request.like = f.like;
+        request.data_dir = options.data_dir;
         request.small = kAlwaysSmall || f.time_budget_s < 20;
         request.arguments_fingerprint = f.backend + "|" + std::to_string(f.devices) + "|" + std::to_string(f.time_budget_s) +
-                                        "|" + f.output + "|" + (f.validate ? "v" : "") + (f.json ? "j" : "");
+                                        "|" + f.output + "|" + (f.validate ? "v" : "") + (f.json ? "j" : "") + "|" + f.like;
         const auto progress = [&](const calibration::StepReport& step) {
             if (!f.quiet)
                 std::cerr << "[" << step.index << "/" << step.count << "] " << step.what << " (" << report::fixed(step.left_s, 1)
@@ -68,7 +73,7 @@ void add_calibrate_command(CLI::App& app, const GlobalOptions& /*options*/) {
         if (!outcome.leader) return;
         const calibration::Measurements& m = outcome.measurements;
         if (!f.quiet && outcome.skipped > 0) std::cerr << "time budget reached: " << outcome.skipped << " steps skipped\n";
-        const std::string wrote = "wrote " + f.output + " (" + std::to_string(m.gemms.size()) + " GEMMs, " +
+        const std::string wrote = "wrote " + f.output + " (" + std::to_string(m.gemms.size() + m.kernels.gemms.size()) + " GEMMs, " +
                                   std::to_string(m.copies.size()) + " copies, " + std::to_string(m.collectives.size()) +
                                   " collectives, " + std::to_string(m.sharded.size()) + " held-out cases; fastest of " +
                                   std::to_string(outcome.passes) + (outcome.passes == 1 ? " pass)" : " passes)");
@@ -84,7 +89,7 @@ void add_calibrate_command(CLI::App& app, const GlobalOptions& /*options*/) {
             std::cout << report::holdout_json(v.cases, v.summary, f.output, v.chip_path.string());
         } else {
             std::cout << wrote << "\nwrote " << v.chip_path.string() << " (fitted chip description)\n\n"
-                      << report::fit_table(v.chip, v.fit) << "\n"
+                      << (v.fit ? report::fit_table(v.chip, *v.fit) : report::kernel_fit_table(*v.kernels)) << "\n"
                       << report::holdout_table(v.cases, v.summary);
         }
     });
