@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include "calibration/kernel_measurements.hpp"
 #include "calibration/measurements.hpp"
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
@@ -39,6 +40,7 @@ void load(const std::filesystem::path& path) {
     else if (loader == "scenario") (void)ridgeline::load_scenario_file(path, data_dir);
     else if (loader == "run_records") (void)ridgeline::load_run_records(path);
     else if (loader == "calibration") (void)ridgeline::calibration::load_measurements(path);
+    else if (loader == "kernel_measurements") (void)ridgeline::calibration::load_kernel_measurements(path);
 }
 
 }  // namespace

@@ -152,6 +152,18 @@ def main():
         case(name, system, edits, outlook, [name, field])
     case("chip-power-negative.json", chip, [("power.max_w.value", -700)], roof, ["chip-power-negative.json", "power.max_w"])
 
+    # Kernel measurements: what `fit --like` turns into a chip's kernel model.
+    kernels = load("tests", "data", "reference", "gpu-kernels-h100.json")
+    fit = "fit {file} --like h100-sxm -o hostile-fit-never-written.json"
+    for name, edits, field in [
+        ("kernels-kv-heads-above-heads.json", [("attention.0.kv_heads", 64)], "attention[0].kv_heads"),
+        ("kernels-gemm-negative-time.json", [("gemm.0.seconds", -2e-5)], "gemm[0].seconds"),
+        ("kernels-gemm-unknown-dtype.json", [("gemm.3.dtype", "bf17")], "gemm[3].dtype"),
+        ("kernels-gemm-huge-dimension.json", [("gemm.1.M", 1e12)], "gemm[1].M"),
+        ("kernels-copy-faster-than-hbm.json", [("copy.bytes_moved_per_s_read_plus_write", [9e12])], "copy"),
+    ]:
+        case(name, kernels, edits, fit, [name, field])
+
     json.dump({"description": "hostile inputs: each must be refused with exit 2 naming the file (or flag) and the field",
                "cases": cases}, open(os.path.join(OUT, "cases.json"), "w"), indent=1)
     print(len(cases), "cases written to", os.path.relpath(OUT, ROOT))
