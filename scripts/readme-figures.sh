@@ -19,6 +19,24 @@ summary tests/data/runs/published-serve-records.json serve "serving records"
 "$build/tests/ridgeline_tests" -sf='*xla_collectives*' -s 2>&1 | grep -o 'XLA comparison:.*' || true
 "$build/tests/ridgeline_tests" -sf='*kernel_model*' -s 2>&1 | grep -o 'H100 \(GEMMs\|attention passes\|grouped GEMMs\):.*' || true
 "$build/tests/ridgeline_tests" -sf='*kernel_model*' -s 2>&1 | grep -o '\(b200\|gb200\|a100-80gb\|tpu-v5e\|tpu-v6e\) [a-zA-Z0-9 -]*: [0-9]* cases.*' || true
+# `ridgeline fit --like` on the H100 reference against the shipped block (scripts/fit_kernels.py's).
+fitted=$(mktemp -d)
+"$build/ridgeline" fit tests/data/reference/gpu-kernels-h100.json --like h100-sxm -o "$fitted/h100.json" >/dev/null
+python3 - "$fitted/h100.json" <<'PY'
+import json, sys
+def numbers(block, path=""):
+    if isinstance(block, dict):
+        for k, v in block.items():
+            if k != "source":
+                yield from numbers(v, path + "." + k)
+    elif isinstance(block, (int, float)):
+        yield path, block
+fitted = dict(numbers(json.load(open(sys.argv[1]))["kernels"]))
+shipped = dict(numbers(json.load(open("hardware/chips/h100-sxm.json"))["kernels"]))
+worst = max(abs(fitted[k] / v - 1) for k, v in shipped.items())
+print("ridgeline fit --like h100-sxm vs the shipped H100 kernel block: %d parameters, largest difference %.2f%%" % (len(shipped), 100 * worst))
+PY
+rm -rf "$fitted"
 # Training records by software stack.
 "$build/ridgeline" validate tests/data/runs/published-runs-dev.json --json | python3 -c '
 import json, statistics, sys
