@@ -34,14 +34,16 @@ SweepPlan make_plan(int devices, bool validate, bool small, const std::vector<Dt
     // The GEMMs of LLM layers: decode's skinny rows (1..64) through long prefills and training
     // micro-batches (16k rows), against a square projection, an MLP's up and down projections, and
     // the largest (16k x 28k x 16k) the issue of measured kernels asks for.
-    const std::vector<std::int64_t> rows = small ? std::vector<std::int64_t>{1, 64, 1024}
+    const std::vector<std::int64_t> rows = small ? std::vector<std::int64_t>{1, 16, 64, 1024}
                                                  : std::vector<std::int64_t>{1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384};
     const std::vector<std::array<std::int64_t, 2>> weights =
         small ? std::vector<std::array<std::int64_t, 2>>{{1024, 1024}, {2048, 512}}
               : std::vector<std::array<std::int64_t, 2>>{{4096, 4096}, {8192, 28672}, {28672, 8192}, {16384, 16384}};
     for (const Dtype dtype : tensor_dtypes)
         for (const auto& [k, n] : weights)
-            for (const std::int64_t m : rows) plan.tensor_gemms.push_back({dtype, m, k, n, 0});
+            for (const std::int64_t m : rows)
+                // cuBLASLt's fp8 kernels take rows in multiples of 16 (as torch._scaled_mm does).
+                if (dtype != Dtype::fp8 || m % 16 == 0) plan.tensor_gemms.push_back({dtype, m, k, n, 0});
     const std::int64_t p = devices;
     // Small runs scale every dimension down by 4, keeping each a positive multiple of p.
     const auto dim = [&](std::int64_t x) {
