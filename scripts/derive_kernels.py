@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes the `kernels` block of every chip but the H100 (which scripts/fit_kernels.py fits to our own
-measurements) from cited kernel benchmarks (tests/data/reference/kernel-benchmarks-*.json) and, where
-a chip has no benchmark of a kernel, from the H100's measured block by a physical argument that the
+"""Writes the `kernels` block of every chip but the H100 (which `ridgeline fit
+tests/data/reference/gpu-kernels-h100.json --like h100-sxm` fits to our own measurements) from cited
+kernel benchmarks (tests/data/reference/kernel-benchmarks-*.json) and, where a chip has no benchmark of a kernel, from the H100's measured block by a physical argument that the
 block's `source` states. Nothing here looks at training runs.
 
 The arguments, each used only where a chip lacks a measurement:
@@ -22,7 +22,45 @@ import statistics
 import sys
 from pathlib import Path
 
-from fit_kernels import gemm_model, log_loss, minimise
+
+# The kernel model as ridgeline prices it (src/engine/roofline.cpp gemm_time), and the coordinate search
+# `ridgeline fit` starts from (src/calibration/kernel_fit.cpp), to fit cited benchmarks given as rates.
+def gemm_bytes(g, weight_bytes):
+    # Activations in and out at the input's width, as the model counts them (the fp8 cases write
+    # bf16: M x N bytes more, negligible where memory bounds them, at M <= 64).
+    act = 1.0 if g["dtype"].startswith("fp8") else 2.0
+    return (g["M"] * g["K"] + g["M"] * g["N"]) * act + g["K"] * g["N"] * weight_bytes
+
+
+def gemm_model(g, peak, hbm, launch_s, hbm_fraction, fraction, half_rows):
+    flops = 2.0 * g["M"] * g["K"] * g["N"]
+    weight_bytes = 1.0 if g["dtype"].startswith("fp8") else 2.0
+    compute = flops / (peak * fraction * g["M"] / (g["M"] + half_rows))
+    memory = gemm_bytes(g, weight_bytes) / (hbm * hbm_fraction)
+    return launch_s + max(compute, memory)
+
+
+def log_loss(pairs):
+    return sum(math.log(p / m) ** 2 for p, m in pairs)
+
+
+def minimise(loss, start, steps):
+    """Coordinate search: each parameter moved by shrinking relative steps while the loss falls."""
+    x = list(start)
+    best = loss(x)
+    for scale in (0.2, 0.05, 0.01, 0.002):
+        improved = True
+        while improved:
+            improved = False
+            for i in range(len(x)):
+                for sign in (1, -1):
+                    trial = list(x)
+                    trial[i] = x[i] * (1 + sign * scale * steps[i])
+                    value = loss(trial)
+                    if value < best:
+                        x, best, improved = trial, value, True
+    return x
+
 
 ROOT = Path(__file__).resolve().parent.parent
 CHIPS = ROOT / "hardware" / "chips"
@@ -76,7 +114,7 @@ MIN_GEMM_FLOPS = 1e11  # below this a cited time depends on how it was taken (la
 
 
 def gemm_rows(rows, bias):
-    """Cited GEMMs with shapes as fit_kernels' rows (seconds), MAMF best shapes scaled by `bias`; only
+    """Cited GEMMs with shapes as a kernel-measurements file's rows (seconds), MAMF best shapes scaled by `bias`; only
     GEMMs large enough that the fixed cost is a few percent of their time."""
     out = []
     for row in rows:

@@ -133,3 +133,24 @@ TEST_CASE("kernel fit: measurements the datasheet cannot hold, or that contradic
     CHECK_THROWS_WITH_AS(fit_kernels(load_kernel_measurements(write_file("fast.json", fast)), h100_datasheet(), "fast.json"),
                          doctest::Contains("right chip"), InputError);
 }
+
+TEST_CASE("kernel fit: the shipped H100 kernel block is what ridgeline fit writes from the reference") {
+    const auto reference = test::data_file("reference/gpu-kernels-h100.json");
+    const KernelModel fitted = fit_kernels(load_kernel_measurements(reference), h100_datasheet(), reference.string()).model;
+    const KernelModel shipped = *resolve_hardware("h100-sxm", test::source_dir()).chip.kernels;
+    // The file holds four significant digits.
+    const auto same = [](double a, double b) { return std::abs(a / b - 1) < 6e-4; };
+    CHECK(same(fitted.gemm_launch_s, shipped.gemm_launch_s));
+    CHECK(same(fitted.gemm_hbm_fraction, shipped.gemm_hbm_fraction));
+    for (Dtype dtype : {Dtype::bf16, Dtype::fp8}) {
+        CHECK(same(fitted.gemm[index_of(dtype)]->peak_fraction, shipped.gemm[index_of(dtype)]->peak_fraction));
+        CHECK(same(fitted.gemm[index_of(dtype)]->half_rows, shipped.gemm[index_of(dtype)]->half_rows));
+    }
+    REQUIRE(fitted.attention.size() == shipped.attention.size());
+    for (std::size_t i = 0; i < fitted.attention.size(); ++i) {
+        CHECK(fitted.attention[i].name == shipped.attention[i].name);
+        CHECK(same(fitted.attention[i].forward.peak_fraction, shipped.attention[i].forward.peak_fraction));
+        CHECK(same(fitted.attention[i].backward.half_seq, shipped.attention[i].backward.half_seq));
+    }
+    CHECK(fitted.memory_bound.size() == shipped.memory_bound.size());
+}

@@ -1,5 +1,7 @@
 #include "app/fit_chip.hpp"
 
+#include <fstream>
+
 #include "calibration/kernel_measurements.hpp"
 #include "calibration/measurements.hpp"
 #include "core/error.hpp"
@@ -27,6 +29,12 @@ std::filesystem::path chip_file(const std::string& like, const std::filesystem::
     const auto entry = io::find_entry(list_chips(data_dir), like);
     if (!entry) throw InputError(kRequest, "like", "unknown chip \"" + like + "\"; known: " + io::known_names(list_chips(data_dir)));
     return entry->file;
+}
+
+// The chip file as written, in its own key order (it loaded as a chip already).
+nlohmann::ordered_json ordered_document(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    return nlohmann::ordered_json::parse(in);
 }
 
 void check_system(const std::string& system, const std::filesystem::path& data_dir) {
@@ -81,7 +89,7 @@ FitOutcome fit_chip(const FitRequest& request, const std::filesystem::path& data
         what.measured = measured;
         if (calibration && !calibration->provenance.device.empty()) what.device_memory_bytes = calibration->provenance.memory_bytes;
         out.hardware = write_chip(request.output,
-                                  report::measured_chip_json(io::parse_json_file(like_file), *out.kernels, what), data_dir);
+                                  report::measured_chip_json(ordered_document(like_file), *out.kernels, what), data_dir);
     }
     if (calibration && !calibration->sharded.empty()) {
         out.holdout = predict_holdout(out.hardware.chip, *calibration);

@@ -24,8 +24,8 @@ double median(std::vector<double> v) {
 }
 
 // Coordinate search: each parameter moved by shrinking relative steps while the loss falls. The
-// losses are smooth but kinked (a GEMM's max of compute and traffic), so no gradients are needed.
-std::vector<double> minimise(const Loss& loss, std::vector<double> x) {
+// losses are kinked (a GEMM's max of compute and traffic), so no gradients are used.
+std::vector<double> coordinate_search(const Loss& loss, std::vector<double> x) {
     double best = loss(x);
     for (double scale : {0.2, 0.05, 0.01, 0.002}) {
         for (bool improved = true; improved;) {
@@ -44,6 +44,77 @@ std::vector<double> minimise(const Loss& loss, std::vector<double> x) {
         }
     }
     return x;
+}
+
+// Nelder-Mead on the parameters' logarithms (all are positive): it follows the diagonal valleys a
+// coordinate search stalls in, such as a peak fraction traded against its row ramp.
+std::vector<double> nelder_mead(const Loss& loss, const std::vector<double>& start) {
+    const std::size_t n = start.size();
+    const auto value = [&](const std::vector<double>& y) {
+        std::vector<double> x(n);
+        for (std::size_t i = 0; i < n; ++i) x[i] = std::exp(y[i]);
+        return loss(x);
+    };
+    std::vector<std::vector<double>> simplex(n + 1, std::vector<double>(n));
+    for (std::size_t i = 0; i < n; ++i) simplex[0][i] = std::log(start[i]);
+    for (std::size_t j = 1; j <= n; ++j) {
+        simplex[j] = simplex[0];
+        simplex[j][j - 1] += 0.5;  // a step of 65% in that parameter
+    }
+    std::vector<double> f(n + 1);
+    for (std::size_t j = 0; j <= n; ++j) f[j] = value(simplex[j]);
+    const auto along = [&](const std::vector<double>& centre, const std::vector<double>& worst, double t) {
+        std::vector<double> y(n);
+        for (std::size_t i = 0; i < n; ++i) y[i] = centre[i] + t * (worst[i] - centre[i]);
+        return y;
+    };
+    for (int iteration = 0; iteration < 400 * static_cast<int>(n); ++iteration) {
+        std::vector<std::size_t> order(n + 1);
+        std::iota(order.begin(), order.end(), 0);
+        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return f[a] < f[b]; });
+        const std::size_t best = order.front(), worst = order.back(), second = order[n - 1];
+        if (std::abs(f[worst] - f[best]) <= 1e-12 * (std::abs(f[best]) + 1e-12)) break;
+        std::vector<double> centre(n, 0.0);
+        for (std::size_t j = 0; j <= n; ++j)
+            if (j != worst)
+                for (std::size_t i = 0; i < n; ++i) centre[i] += simplex[j][i] / static_cast<double>(n);
+        const auto reflected = along(centre, simplex[worst], -1.0);
+        const double f_reflected = value(reflected);
+        if (f_reflected < f[best]) {
+            const auto expanded = along(centre, simplex[worst], -2.0);
+            const double f_expanded = value(expanded);
+            simplex[worst] = f_expanded < f_reflected ? expanded : reflected;
+            f[worst] = std::min(f_expanded, f_reflected);
+        } else if (f_reflected < f[second]) {
+            simplex[worst] = reflected;
+            f[worst] = f_reflected;
+        } else {
+            const auto contracted = along(centre, simplex[worst], f_reflected < f[worst] ? -0.5 : 0.5);
+            const double f_contracted = value(contracted);
+            if (f_contracted < std::min(f_reflected, f[worst])) {
+                simplex[worst] = contracted;
+                f[worst] = f_contracted;
+            } else {  // shrink towards the best
+                for (std::size_t j = 0; j <= n; ++j)
+                    if (j != best) {
+                        simplex[j] = along(simplex[best], simplex[j], 0.5);
+                        f[j] = value(simplex[j]);
+                    }
+            }
+        }
+    }
+    const std::size_t best = static_cast<std::size_t>(std::min_element(f.begin(), f.end()) - f.begin());
+    std::vector<double> x(n);
+    for (std::size_t i = 0; i < n; ++i) x[i] = std::exp(simplex[best][i]);
+    return x;
+}
+
+// The coordinate search first (the fit the shipped blocks were first made with), then
+// Nelder-Mead from there and a last coordinate polish; the lowest loss of the three wins.
+std::vector<double> minimise(const Loss& loss, const std::vector<double>& start) {
+    std::vector<double> x = coordinate_search(loss, start);
+    const std::vector<double> refined = coordinate_search(loss, nelder_mead(loss, x));
+    return loss(refined) < loss(x) ? refined : x;
 }
 
 double log_ratio_squared(double predicted, double measured) {

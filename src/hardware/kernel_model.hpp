@@ -1,7 +1,7 @@
 #pragma once
 // What real kernels reach on a chip, measured (hardware files, "kernels"): GEMMs by dtype and
 // rows, attention by kernel family and pass, memory-bound kernels by name. Fitted to kernel
-// measurements only (scripts/fit_kernels.py); the file says where each block comes from.
+// measurements only (`ridgeline fit --like`, calibration/kernel_fit); the file says where each block comes from.
 #include <array>
 #include <optional>
 #include <string>

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -142,7 +143,7 @@ std::string residual_of(const calibration::KernelFit& fit, const std::string& pa
 
 }  // namespace
 
-std::string measured_chip_json(const nlohmann::json& like, const calibration::KernelFit& fit, const MeasuredChip& what) {
+std::string measured_chip_json(const ordered_json& like, const calibration::KernelFit& fit, const MeasuredChip& what) {
     const calibration::KernelMeasurements& m = what.measured;
     const std::string by = "measured: fitted by ridgeline fit to " + what.origin + " (" + m.device +
                            (m.software.empty() ? "" : "; " + m.software) + (m.date.empty() ? "" : "; " + m.date) + ")";
@@ -155,8 +156,8 @@ std::string measured_chip_json(const nlohmann::json& like, const calibration::Ke
     if (what.device_memory_bytes > 0) doc["hbm_bytes"] = sourced(what.device_memory_bytes, m.device + "'s memory, as the device reports it");
 
     const KernelModel& k = fit.model;
-    ordered_json kernels = like.contains("kernels") ? ordered_json(like["kernels"]) : ordered_json::object();
-    kernels["source"] = by + "; parts not measured there are " + like_name + "'s, each with its own source";
+    ordered_json kernels = like.contains("kernels") ? like["kernels"] : ordered_json::object();
+    kernels["source"] = by;
     if (!m.gemms.empty()) {
         ordered_json gemm;
         std::string residuals;
@@ -184,6 +185,15 @@ std::string measured_chip_json(const nlohmann::json& like, const calibration::Ke
     if (!kernels.contains("attention")) kernels["attention"] = ordered_json::object();
     for (const MemoryBoundKernel& b : k.memory_bound) kernels["memory_bound"][b.name] = rounded(b.hbm_fraction);
     if (!kernels.contains("memory_bound")) kernels["memory_bound"] = ordered_json::object();
+    // Parts the measurements left out keep the datasheet chip's values: say so where there are any.
+    const auto fitted = [&](const std::string& part) {
+        return std::any_of(fit.residuals.begin(), fit.residuals.end(), [&](const auto& r) { return r.part.rfind(part, 0) == 0; });
+    };
+    bool kept = !fitted("gemm ");
+    for (const auto& [family, block] : kernels["attention"].items()) kept = kept || (family != "source" && !fitted("attention " + family + " "));
+    for (const auto& [kernel, value] : kernels["memory_bound"].items())
+        kept = kept || (kernel != "source" && kernel != "copy" && !fitted("memory " + kernel));
+    if (kept) kernels["source"] = by + "; parts not measured there are " + like_name + "'s, each with its own source";
     doc["kernels"] = kernels;
     return doc.dump(2) + "\n";
 }

@@ -28,7 +28,7 @@ struct MeasuredChip {
     calibration::KernelMeasurements measured;
     double device_memory_bytes = 0;  // the device's own memory, where the measurements read it
 };
-[[nodiscard]] std::string measured_chip_json(const nlohmann::json& like, const calibration::KernelFit& fit, const MeasuredChip& what);
+[[nodiscard]] std::string measured_chip_json(const nlohmann::ordered_json& like, const calibration::KernelFit& fit, const MeasuredChip& what);
 // Each fitted part's parameters and residuals.
 [[nodiscard]] std::string kernel_fit_table(const calibration::KernelFit& fit);
 
