@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the `kernels` block of every chip but the H100 (which `ridgeline fit
+"""Writes the `kernels` block of every chip but the H100's measured parts (which `ridgeline fit
 tests/data/reference/gpu-kernels-h100.json --like h100-sxm` fits to our own measurements) from cited
 kernel benchmarks (tests/data/reference/kernel-benchmarks-*.json) and, where a chip has no benchmark of a kernel, from the H100's measured block by a physical argument that the
 block's `source` states. Nothing here looks at training runs.
@@ -216,15 +216,6 @@ def derive_all():
     tpu = load(REF / "kernel-benchmarks-tpu.json")
     blocks = {}
 
-    # H200: the H100's die with other memory.
-    h200 = load(CHIPS / "h200.json")
-    block = json.loads(json.dumps(hk))
-    block["source"] = ("derived, not measured: the H200 is the H100's GH100 die (same 132 SMs, clocks and tensor cores) "
-                       "with 141 GB of HBM3e, so its GEMM and attention fractions of peak and its GEMM launch cost are "
-                       "the H100's (" + hk["source"] + "); weight streaming and memory-bound kernels are assumed to "
-                       "reach the same fractions of its own 4.8 TB/s")
-    blocks["h200"] = block
-
     # A100: Ampere, measured GEMMs (MAMF, SXM) and FlashAttention-2 paper figures (A100 80GB SXM4).
     fa2_ratio = 63.0 / 73.0  # FA2 paper, Sec. 4.1: up to 73% of peak forward, 63% backward on A100
     h_fa2 = hk["attention"]["flash-attention-2"]
@@ -256,6 +247,32 @@ def derive_all():
             "memory_bound": memory_block(hk, copy, f"BabelStream Copy on an A100 {variant.upper()} "
                                                    f"({statistics.median(copies) / 1e12:.3f} TB/s)"),
         }
+
+    # H100: the attention kernels of 2022-23 that no H100 benchmark covers, from the A100's. FlashAttention-1
+    # and the Triton FlashAttention (flash_attn_triton, what LLM Foundry's `attn_impl: triton` runs) use
+    # Ampere's mma.sync on Hopper, as FlashAttention-2 does: each keeps its A100 share of FA2's rate and
+    # sequence ramp against the H100's measured FA2.
+    a_fa2 = blocks["a100-80gb"]["attention"]["flash-attention-2"]
+    hk = json.loads(json.dumps(hk))
+    for family in ("flash-attention-1", "flash-attention-triton"):
+        a = blocks["a100-80gb"]["attention"][family]
+        entry = {"source": f"derived, not measured: the H100's measured FlashAttention-2 times the A100's {family} / "
+                           "FlashAttention-2 ratio of share of peak and of sequence ramp (FlashAttention-2 paper Fig. 4, "
+                           "causal, head dim 128); both run Ampere's mma.sync instructions on Hopper"}
+        for part in ("forward", "backward"):
+            entry[part] = {"peak_fraction": r4(h_fa2[part]["peak_fraction"] * a[part]["peak_fraction"] / a_fa2[part]["peak_fraction"]),
+                           "half_seq": round(h_fa2[part]["half_seq"] * a[part]["half_seq"] / a_fa2[part]["half_seq"], 1)}
+        hk["attention"][family] = entry
+    blocks["h100-sxm"] = hk
+
+    # H200: the H100's die with other memory.
+    h200 = load(CHIPS / "h200.json")
+    block = json.loads(json.dumps(hk))
+    block["source"] = ("derived, not measured: the H200 is the H100's GH100 die (same 132 SMs, clocks and tensor cores) "
+                       "with 141 GB of HBM3e, so its GEMM and attention fractions of peak and its GEMM launch cost are "
+                       "the H100's (" + hk["source"] + "); weight streaming and memory-bound kernels are assumed to "
+                       "reach the same fractions of its own 4.8 TB/s")
+    blocks["h200"] = block
 
     # Blackwell: B200 cuBLAS/CUTLASS GEMMs and cudnn-frontend attention; GB200 from its own MAMF and cuDNN rows.
     bw_copies = {"B200 D2D bandwidthTest": 6000e9, "B300 torch.clone": 6300e9, "GB300 Triton triad": 7140e9}

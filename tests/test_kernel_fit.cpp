@@ -146,11 +146,15 @@ TEST_CASE("kernel fit: the shipped H100 kernel block is what ridgeline fit write
         CHECK(same(fitted.gemm[index_of(dtype)]->peak_fraction, shipped.gemm[index_of(dtype)]->peak_fraction));
         CHECK(same(fitted.gemm[index_of(dtype)]->half_rows, shipped.gemm[index_of(dtype)]->half_rows));
     }
-    REQUIRE(fitted.attention.size() == shipped.attention.size());
-    for (std::size_t i = 0; i < fitted.attention.size(); ++i) {
-        CHECK(fitted.attention[i].name == shipped.attention[i].name);
-        CHECK(same(fitted.attention[i].forward.peak_fraction, shipped.attention[i].forward.peak_fraction));
-        CHECK(same(fitted.attention[i].backward.half_seq, shipped.attention[i].backward.half_seq));
+    // Each measured family; the shipped block adds families derived from them (scripts/derive_kernels.py).
+    REQUIRE(fitted.attention.size() == 2);
+    for (const AttentionFamily& f : fitted.attention) {
+        const auto it = std::find_if(shipped.attention.begin(), shipped.attention.end(), [&](const AttentionFamily& s) { return s.name == f.name; });
+        REQUIRE(it != shipped.attention.end());
+        CHECK(same(f.forward.peak_fraction, it->forward.peak_fraction));
+        CHECK(same(f.forward.half_seq, it->forward.half_seq));
+        CHECK(same(f.backward.peak_fraction, it->backward.peak_fraction));
+        CHECK(same(f.backward.half_seq, it->backward.half_seq));
     }
     CHECK(fitted.memory_bound.size() == shipped.memory_bound.size());
 }
