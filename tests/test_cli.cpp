@@ -337,9 +337,10 @@ TEST_CASE("validate: per-record predictions, summaries, and skipped records with
     CHECK(doc["summary"]["count"] == ok);
     CHECK(doc["summary"]["skipped"] == skipped);
     CHECK(ok >= 270);
-    // The accuracy targets on the published runs: median |error| <= 10%, 90th percentile <= 25%.
-    CHECK(doc["summary"]["median_abs_error"].get<double>() <= 0.10);
-    CHECK(doc["summary"]["p90_abs_error"].get<double>() <= 0.25);
+    // Accuracy on the published runs, held where it stands (8.2% / 21.0%) so that no change loses
+    // it unnoticed; the issue's goal is 7% / 20%.
+    CHECK(doc["summary"]["median_abs_error"].get<double>() <= 0.09);
+    CHECK(doc["summary"]["p90_abs_error"].get<double>() <= 0.22);
     CHECK(doc["summary"]["by_source"].size() >= 8);
 }
 

@@ -100,6 +100,21 @@ TEST_CASE("data parallelism reduces gradients once per step: all-reduce (ZeRO-0)
     CHECK(count(zero1, CollectiveKind::all_gather, CommPhase::optimizer, "data") == 4);
 }
 
+TEST_CASE("rotary embeddings are charged to RoPE models only, not to learned absolute positions") {
+    Strategy zero0 = resolve_strategy("dp", test::source_dir());
+    const auto rope_elements = [&](const ModelSpec& model) {
+        double elements = 0;
+        for (const auto& e : derive_layer_work(model, zero0, {{"data", 8}}, {2, 512, 2, 2, 2}, false).elementwise)
+            if (e.kind == ElementwiseKind::rope) elements += e.elements;
+        return elements;
+    };
+    ModelSpec model = small_model();
+    // The q, k, v projection's output is rotated.
+    CHECK(rope_elements(model) > 0);
+    model.learned_position_embeddings = 2048;
+    CHECK(rope_elements(model) == 0);
+}
+
 TEST_CASE("an ideal chip: MFU below 1, the step no shorter than its FLOPs at peak") {
     TrainingSetup setup = setup_for("llama3-8b", "h100", 8);
     setup.hardware.chip.efficiency = ChipEfficiency{};  // the bare roofline

@@ -409,7 +409,9 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
     work.elementwise = {{"norms", 4.0 * stream, K::norm}, {"residual adds", 4.0 * stream, K::residual_add}};
     for (const DerivedMatmul& m : work.matmuls) {
         const bool up = m.name.ends_with("mlp_in") || m.name == "experts_in";
-        const bool rotary = m.name == "qkv" || m.name == "q" || m.name == "q_up" || m.name == "kv_down";
+        // Models with learned absolute positions (GPT-2/3) rotate nothing.
+        const bool rotary = model.learned_position_embeddings == 0 &&
+                            (m.name == "qkv" || m.name == "q" || m.name == "q_up" || m.name == "kv_down");
         work.elementwise.push_back({m.name + " epilogue", 2.0 * m.rows * m.cols * m.instances, up ? K::activation : (rotary ? K::rope : K::copy)});
         if (m.routed) work.elementwise.push_back({m.name + " token permute", 4.0 * m.rows * m.contract * m.instances, K::copy});
     }
