@@ -330,7 +330,7 @@ TEST_CASE("in-place all-gather and reduce-scatter (shard inside the full buffer)
         }
 }
 
-TEST_CASE("files are replaced only by complete, checked ones; temporary files follow no planted link") {
+TEST_CASE("files are replaced only by complete, checked ones, temporary files follow no planted link") {
     const auto dir = test::scratch_dir("safe_write");
     const auto path = dir / "result.json";
     io::write_file_atomically(path, "{\"good\": 1}\n");

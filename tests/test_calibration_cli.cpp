@@ -109,12 +109,12 @@ TEST_CASE("fit --like gives a shipped chip a measured kernel model that roofline
 
     // Refused, naming the flag, with nothing written.
     const auto missing = scratch() / "never.json";
-    for (const auto& [arguments, flag] : {std::pair{std::string(""), "--like"}, std::pair{std::string("--like no-such-chip"), "--like"},
-                                          std::pair{std::string("--like h100-sxm --system no-such-system"), "--system"}}) {
-        const auto refused = run_ridgeline("fit " + reference.string() + " " + arguments + " -o " + missing.string());
-        CAPTURE(arguments);
+    for (const auto& refusal : {std::pair{std::string(""), "--like"}, std::pair{std::string("--like no-such-chip"), "--like"},
+                                std::pair{std::string("--like h100-sxm --system no-such-system"), "--system"}}) {
+        const auto refused = run_ridgeline("fit " + reference.string() + " " + refusal.first + " -o " + missing.string());
+        CAPTURE(refusal.first);
         CHECK(refused.exit_code == 2);
-        CHECK(refused.err.find(flag) != std::string::npos);
+        CHECK(refused.err.find(refusal.second) != std::string::npos);
         CHECK_FALSE(std::filesystem::exists(missing));
     }
 }

@@ -100,7 +100,7 @@ public:
         p.memory_bytes = 79e9;
         p.cache_bytes = 50.0 * (1 << 20);
     }
-    double gemm_s(std::int64_t m, std::int64_t k, std::int64_t n) override { return 2.0 * m * k * n / 50e12 + 1e-5; }
+    double gemm_s(std::int64_t m, std::int64_t k, std::int64_t n) override { return 2.0 * static_cast<double>(m * k * n) / 50e12 + 1e-5; }
     double copy_s(double bytes) override { return 2 * bytes / 3e12; }
     double collective_s(CollectiveKind, double) override { return 1e-3; }
     double sharded_s(const ShardedCase&) override { return 1e-3; }

@@ -92,7 +92,7 @@ TEST_CASE("an unknown hardware name lists the known ones") {
     }
 }
 
-TEST_CASE("cost: chips x hours x the chip file's hourly price; none where the file gives no price") {
+TEST_CASE("cost: chips x hours x the chip file's hourly price, none where the file gives no price") {
     const nlohmann::json file = test::read_json(test::source_dir() / "hardware" / "chips" / "h100-sxm.json");
     const double price = file.at("price_usd_per_chip_hour").at("value").get<double>();
     const ChipSpec chip = resolve_hardware("h100", test::source_dir()).chip;

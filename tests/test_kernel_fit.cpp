@@ -111,7 +111,7 @@ TEST_CASE("kernel fit: measurements the datasheet cannot hold, or that contradic
     ChipSpec no_fp8 = h100_datasheet();
     no_fp8.peak_flops_per_s[index_of(Dtype::fp8)] = 0;
     const auto reference = test::data_file("reference/gpu-kernels-h100.json");
-    CHECK_THROWS_WITH_AS(fit_kernels(load_kernel_measurements(reference), no_fp8, "ref.json"),
+    CHECK_THROWS_WITH_AS((void)fit_kernels(load_kernel_measurements(reference), no_fp8, "ref.json"),
                          doctest::Contains("no peak for that dtype"), InputError);
 
     nlohmann::json heads = doc;
@@ -130,7 +130,7 @@ TEST_CASE("kernel fit: measurements the datasheet cannot hold, or that contradic
     // A copy faster than the datasheet's HBM: the wrong chip named.
     nlohmann::json fast = doc;
     fast["copy"]["bytes_moved_per_s_read_plus_write"] = {9e12};
-    CHECK_THROWS_WITH_AS(fit_kernels(load_kernel_measurements(write_file("fast.json", fast)), h100_datasheet(), "fast.json"),
+    CHECK_THROWS_WITH_AS((void)fit_kernels(load_kernel_measurements(write_file("fast.json", fast)), h100_datasheet(), "fast.json"),
                          doctest::Contains("right chip"), InputError);
 }
 

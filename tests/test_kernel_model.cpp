@@ -151,7 +151,7 @@ TEST_CASE("kernel model: grouped (MoE) expert GEMMs, 16 to 4,096 rows per expert
     CHECK(errors.back() <= 0.30);
 }
 
-TEST_CASE("roofline --model --stack: each op's predicted time; LLaMA-3 8B's attention is the measured H100 kernel's") {
+TEST_CASE("roofline --model --stack: each op's predicted time, LLaMA-3 8B's attention is the measured H100 kernel's") {
     // LLaMA-3 8B attention is the reference's shape: 32 query and 8 KV heads of 128, causal.
     for (const auto& [stack, family] : {std::pair{"pytorch-eager", "flash-attention-2"}, std::pair{"megatron-core", "cudnn"}}) {
         double measured_s = 0;

@@ -85,7 +85,7 @@ TEST_CASE("a layer's ops add up to the model's FLOPs per token, for dense, MoE a
     }
 }
 
-TEST_CASE("decode attention reads the whole KV cache; experts touched follow 1 - (1 - k/E)^tokens") {
+TEST_CASE("decode attention reads the whole KV cache, experts touched follow 1 - (1 - k/E)^tokens") {
     const ModelSpec model = resolve_model("llama3-70b", test::source_dir());
     LayerWorkload decode;
     decode.phase = Phase::decode;
@@ -102,7 +102,7 @@ TEST_CASE("decode attention reads the whole KV cache; experts touched follow 1 -
     CHECK(expected_experts_touched(256, 8, 1e6) == doctest::Approx(256.0));
 }
 
-TEST_CASE("a training micro-batch of LLaMA-3 70B is compute-bound on TPU v5p; batch-1 decode is memory-bound") {
+TEST_CASE("a training micro-batch of LLaMA-3 70B is compute-bound on TPU v5p, batch-1 decode is memory-bound") {
     const Hardware v5p = resolve_hardware("tpu-v5p", test::source_dir());
     const ModelSpec model = resolve_model("llama3-70b", test::source_dir());
     LayerWorkload training;

@@ -298,7 +298,7 @@ TEST_CASE("the search gives the same answer on any number of threads") {
     for (std::size_t i = 0; i < one.pareto.size(); ++i) CHECK(one.pareto[i].ordinal == three.pareto[i].ordinal);
 }
 
-TEST_CASE("fixed knobs restrict the space; contradicting ones are refused") {
+TEST_CASE("fixed knobs restrict the space, contradicting ones are refused") {
     TrainSearchSpec spec = spec_on("dgx-h100", 16, mid_model());
     spec.global_batch_seqs = 64;
     spec.fixed.tp = 2;

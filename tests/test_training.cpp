@@ -153,7 +153,7 @@ TEST_CASE("FSDP on one v5p torus axis hides its weight gathers only above ~2550 
     CHECK(exposed_gathers(640) > 0.0);  // a quarter of the threshold
 }
 
-TEST_CASE("memory per chip: 2 + 4 + 12 bytes per parameter, optimizer sharded by ZeRO-1; too big is fits: false") {
+TEST_CASE("memory per chip: 2 + 4 + 12 bytes per parameter, optimizer sharded by ZeRO-1, too big is fits: false") {
     TrainingSetup setup = setup_for("llama3-8b", "h100", 8);
     setup.plan.zero = 0;
     const TrainingReport replicated = simulate_training(build_training_scenario(setup, test::source_dir(), "test"));
@@ -193,7 +193,7 @@ TEST_CASE("fsdp weights kept from the forward pass: one gather fewer, every laye
     CHECK(gathers(resharded, CommPhase::backward) == 4);
 }
 
-TEST_CASE("an explicit ZeRO stage is kept beside fsdp; unset, fsdp means ZeRO-3") {
+TEST_CASE("an explicit ZeRO stage is kept beside fsdp, unset, fsdp means ZeRO-3") {
     TrainingSetup setup = setup_for("llama3-8b", "h100", 8);
     setup.plan.fsdp = 4;
     CHECK(build_training_scenario(setup, test::source_dir(), "test").plan.zero_stage == 3);
@@ -256,7 +256,7 @@ TEST_CASE("experts: tokens gathered over the expert-tensor ranks, routed k ways,
     CHECK(count(work, CollectiveKind::all_to_all, CommPhase::forward, "expert") == 2);  // dispatch, combine
 }
 
-TEST_CASE("context parallelism: ring attention passes K/V c-1 times; the all-gather variant gathers them once") {
+TEST_CASE("context parallelism: ring attention passes K/V c-1 times, the all-gather variant gathers them once") {
     ModelSpec m = small_model();
     const AxisSizes sizes = {{"tensor", 2}, {"context", 4}};
     const LayerWork ring = derive_layer_work(m, resolve_strategy("megatron-3d-sp", test::source_dir()), sizes, {1, 4096, 2, 2, 2}, false);

@@ -84,7 +84,7 @@ TEST_CASE("FLOPs per token: 2 per weight in matmuls, causal attention sees half 
           doctest::Approx(3 * causal.forward() + causal.attention_forward));
 }
 
-TEST_CASE("KV cache per token: 2 * layers * kv_heads * head_dim * bytes; MLA caches its latent") {
+TEST_CASE("KV cache per token: 2 * layers * kv_heads * head_dim * bytes, MLA caches its latent") {
     const ModelSpec m = small_gqa();
     CHECK(kv_cache_bytes_per_token(m, Dtype::bf16) == 2.0 * 2 * 2 * 16 * 2);
     CHECK(kv_cache_bytes_per_token(m, Dtype::int8) == 2.0 * 2 * 2 * 16 * 1);

@@ -1,6 +1,7 @@
 #include "app/calibrate.hpp"
 
 #include <memory>
+#include <optional>
 
 #include "app/fit_chip.hpp"
 #include "calibration/backend.hpp"
@@ -35,8 +36,12 @@ CalibrateOutcome calibrate(const CalibrateRequest& request, const std::function<
     backend_request.evict_bytes = provenance.cache_bytes;  // each device: the whole last-level cache
     std::unique_ptr<Backend> backend = make_backend(backend_request);
     const bool gpu = !backend->tensor_dtypes().empty();
-    if (request.validate && gpu && request.like.empty())
-        throw InputError(kRequest, "like", "a GPU's kernel model is fitted into a datasheet: name the chip this is (e.g. h100-sxm)");
+    std::optional<ChipSpec> datasheet;  // a GPU's validation fits its kernel model into this chip's datasheet
+    if (request.validate && gpu) {
+        if (request.like.empty())
+            throw InputError(kRequest, "like", "a GPU's kernel model is fitted into a datasheet: name the chip this is (e.g. h100-sxm)");
+        datasheet = load_chip_file(datasheet_file(request.like, request.data_dir));
+    }
     provenance.backend = backend->name();
     provenance.devices = backend->devices();
     provenance.libraries = backend->libraries();
@@ -72,8 +77,7 @@ CalibrateOutcome calibrate(const CalibrateRequest& request, const std::function<
         FitOutcome fitted = fit_chip({request.output, v.chip_path, "", request.like, ""}, request.data_dir);
         v.chip = fitted.hardware.chip;
         v.kernels = std::move(fitted.kernels);
-        v.cases = predict_held_out_gemms(kernel_measurements_of(out.measurements),
-                                         resolve_hardware(request.like, request.data_dir).chip, request.output.string());
+        v.cases = predict_held_out_gemms(kernel_measurements_of(out.measurements), *datasheet, request.output.string());
     } else {
         v.fit = fit_measurements(out.measurements, request.output.string());
         const ChipSpec fitted = fitted_chip(*v.fit, provenance, "calibrated-" + provenance.backend);

@@ -24,12 +24,16 @@ std::string format_of(const std::filesystem::path& path) {
     return "";
 }
 
-std::filesystem::path chip_file(const std::string& like, const std::filesystem::path& data_dir) {
+}  // namespace
+
+std::filesystem::path datasheet_file(const std::string& like, const std::filesystem::path& data_dir) {
     if (io::looks_like_path(like)) return like;
     const auto entry = io::find_entry(list_chips(data_dir), like);
     if (!entry) throw InputError(kRequest, "like", "unknown chip \"" + like + "\"; known: " + io::known_names(list_chips(data_dir)));
     return entry->file;
 }
+
+namespace {
 
 // The chip file as written, in its own key order (it loaded as a chip already).
 nlohmann::ordered_json ordered_document(const std::filesystem::path& path) {
@@ -43,14 +47,17 @@ void check_system(const std::string& system, const std::filesystem::path& data_d
         throw InputError(kRequest, "system", "unknown system \"" + system + "\"; known: " + io::known_names(list_systems(data_dir)));
 }
 
-// Writes `text`, reading it back as --hardware FILE reads it (with its system) before it replaces anything.
+// Writes `text`, read back as a chip before it replaces anything (an error names OUTPUT, not the
+// temporary file), then resolved as --hardware OUTPUT is, with its system.
 Hardware write_chip(const std::filesystem::path& output, const std::string& text, const std::filesystem::path& data_dir) {
-    Hardware hardware;
     io::write_file_atomically(output, text, [&](const std::filesystem::path& written) {
-        hardware.chip = load_chip_file(written);
+        try {
+            (void)load_chip_file(written);
+        } catch (const InputError& e) {
+            throw InputError(output.string(), e.field(), e.detail() + " (not written)");
+        }
     });
-    hardware = resolve_hardware(output.string(), data_dir);
-    return hardware;
+    return resolve_hardware(output.string(), data_dir);
 }
 
 }  // namespace
@@ -77,10 +84,12 @@ FitOutcome fit_chip(const FitRequest& request, const std::filesystem::path& data
                                   report::fitted_chip_json(fitted, *out.calibration, calibration->provenance, origin, request.system),
                                   data_dir);
     } else {
-        const std::filesystem::path like_file = chip_file(request.like, data_dir);
+        const std::filesystem::path like_file = datasheet_file(request.like, data_dir);
         const ChipSpec like = load_chip_file(like_file);
         const KernelMeasurements measured = kernel_file ? load_kernel_measurements(request.measurements)
                                                         : kernel_measurements_of(*calibration);
+        if (measured.gemms.empty() && !like.kernels)
+            throw InputError(origin, "gemm", "no GEMMs measured, and " + like.name + " has no kernel model to complete them");
         out.kernels = fit_kernels(measured, like, origin);
         report::MeasuredChip what;
         what.name = request.name.empty() ? like.name + "-measured" : request.name;

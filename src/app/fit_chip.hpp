@@ -34,6 +34,9 @@ struct FitOutcome {
     calibration::HoldoutSummary summary;
 };
 
+// The file of the chip `like` names (a catalog name or a path); InputError naming "like" when unknown.
+[[nodiscard]] std::filesystem::path datasheet_file(const std::string& like, const std::filesystem::path& data_dir);
+
 // InputError naming the file and field (measurements, like, system) when it cannot be done.
 [[nodiscard]] FitOutcome fit_chip(const FitRequest& request, const std::filesystem::path& data_dir);
 

@@ -10,12 +10,17 @@
 #include "core/error.hpp"
 #include "engine/roofline.hpp"
 #include "engine/step_model.hpp"
+#include "io/physical_range.hpp"
 
 namespace ridgeline::calibration {
 
 namespace {
 
 using Loss = std::function<double(const std::vector<double>&)>;
+
+// The smallest values a chip file holds (a ramp this short is none): the fit stays where it can be written.
+constexpr double kMinHalf = io::range::kernel_dimension.min;
+constexpr double kMinLaunch_s = io::range::latency_s.min;
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -177,9 +182,9 @@ void fit_gemms(const KernelMeasurements& m, ChipSpec& chip, const std::string& o
         for (std::size_t i = 0; i < dtypes.size(); ++i) k.gemm[index_of(dtypes[i])] = GemmKernel{x[2 + 2 * i], x[3 + 2 * i]};
     };
     const Loss loss = [&](const std::vector<double>& x) {
-        if (!(x[0] > 0) || !(x[1] > 0 && x[1] <= 1)) return std::numeric_limits<double>::infinity();
+        if (!(x[0] >= kMinLaunch_s) || !(x[1] > 0 && x[1] <= 1)) return std::numeric_limits<double>::infinity();
         for (std::size_t i = 0; i < dtypes.size(); ++i)
-            if (!(x[2 + 2 * i] > 0 && x[2 + 2 * i] <= 1) || !(x[3 + 2 * i] >= 0)) return std::numeric_limits<double>::infinity();
+            if (!(x[2 + 2 * i] > 0 && x[2 + 2 * i] <= 1) || !(x[3 + 2 * i] >= kMinHalf)) return std::numeric_limits<double>::infinity();
         apply(x);
         double sum = 0;
         for (const auto& g : m.gemms) sum += log_ratio_squared(gemm_predicted_s(chip, g), g.time_s);
@@ -202,7 +207,7 @@ void fit_attention(const KernelMeasurements& m, ChipSpec& chip) {
         for (AttentionPassKind pass : {AttentionPassKind::forward, AttentionPassKind::backward}) {
             AttentionPass& p = pass == AttentionPassKind::forward ? fitted.back().forward : fitted.back().backward;
             const Loss loss = [&](const std::vector<double>& x) {
-                if (!(x[0] > 0 && x[0] <= 1) || !(x[1] >= 0)) return std::numeric_limits<double>::infinity();
+                if (!(x[0] > 0 && x[0] <= 1) || !(x[1] >= kMinHalf)) return std::numeric_limits<double>::infinity();
                 p = {x[0], x[1]};
                 double sum = 0;
                 for (const auto& a : m.attention)

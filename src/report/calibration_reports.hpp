@@ -20,7 +20,8 @@ namespace ridgeline::report {
 [[nodiscard]] std::string fit_table(const ChipSpec& chip, const calibration::CalibrationFit& fit);
 
 // A datasheet chip with a measured kernel model: `like` (its file's document) with the measured
-// parts of its "kernels" replaced, each part saying where it comes from, under a new name.
+// parts of its "kernels" replaced, each part saying where it comes from, under a new name. The
+// GEMMs must be measured or in `like` already.
 struct MeasuredChip {
     std::string name;
     std::string system;  // default_system; empty: like's
