@@ -66,7 +66,11 @@ FitOutcome fit_chip(const FitRequest& request, const std::filesystem::path& data
     using namespace calibration;
     check_system(request.system, data_dir);
     const std::string origin = request.measurements.string();
-    const bool kernel_file = format_of(request.measurements) == kKernelMeasurementsFormat;
+    const std::string format = format_of(request.measurements);
+    const bool kernel_file = format == kKernelMeasurementsFormat;
+    if (!kernel_file && format != kCalibrationFormat)
+        throw InputError(origin, "format", std::string("expected \"") + kCalibrationFormat + "\" or \"" + kKernelMeasurementsFormat +
+                                               "\", found \"" + format + "\"");
     std::optional<Measurements> calibration;
     if (!kernel_file) calibration = load_measurements(request.measurements);
     FitOutcome out;

@@ -20,7 +20,6 @@ namespace ridgeline::calibration {
 
 namespace {
 
-constexpr const char* kFormat = "ridgeline.calibration/1";
 
 io::JsonObject item(const nlohmann::json& array, std::size_t i, const io::JsonObject& parent, const std::string& key) {
     return io::JsonObject(array[i], parent.origin(), key + "[" + std::to_string(i) + "]");
@@ -68,7 +67,7 @@ double size_text_bytes(const std::string& text) {
 }  // namespace
 
 Measurements load_measurements(const std::filesystem::path& path) {
-    io::JsonFile file(path, kFormat);
+    io::JsonFile file(path, kCalibrationFormat);
     io::JsonObject& root = file.root();
     Measurements m;
     {
@@ -155,7 +154,7 @@ KernelMeasurements kernel_measurements_of(const Measurements& m) {
 
 std::string measurements_json(const Measurements& m) {
     nlohmann::ordered_json doc;
-    doc["format"] = kFormat;
+    doc["format"] = kCalibrationFormat;
     const Provenance& p = m.provenance;
     auto& prov = doc["provenance"];
     prov["host"] = p.host;

@@ -13,6 +13,8 @@
 
 namespace ridgeline::calibration {
 
+inline constexpr const char* kCalibrationFormat = "ridgeline.calibration/1";
+
 struct Provenance {
     std::string host;
     std::string cpu_model;
