@@ -250,3 +250,17 @@ TEST_CASE("scripts/derive_kernels.py: the chip files hold what the script derive
     const std::string command = "python3 " + (test::source_dir() / "scripts" / "derive_kernels.py").string() + " --check > /dev/null";
     CHECK(std::system(command.c_str()) == 0);
 }
+
+TEST_CASE("a chip file whose kernel model lacks the dtype a command needs is refused naming the file, field and dtype") {
+    nlohmann::json chip = test::read_json(test::source_dir() / "hardware" / "chips" / "h100-sxm.json");
+    chip["kernels"]["gemm"]["dtypes"].erase("fp8");
+    const auto path = test::scratch_dir("kernels") / "h100-no-fp8.json";
+    std::ofstream(path) << chip.dump(2);
+    const auto bf16 = test::run_ridgeline("train --model llama3-8b --hardware " + path.string() + " --chips 8 --tp 8");
+    CHECK(bf16.exit_code == 0);
+    const auto fp8 = test::run_ridgeline("train --model llama3-8b --hardware " + path.string() + " --chips 8 --tp 8 --precision fp8");
+    CHECK(fp8.exit_code == 2);
+    CHECK(fp8.err.find("h100-no-fp8.json") != std::string::npos);
+    CHECK(fp8.err.find("kernels.gemm.dtypes.fp8") != std::string::npos);
+    CHECK(fp8.out.empty());
+}

@@ -35,12 +35,19 @@ double matmul_efficiency(const ChipEfficiency& e, Dtype dtype, double m, double 
 
 namespace {
 
+// Errors about a chip's kernel model name its file where it was read from one.
+const std::string& kernels_origin(const ChipSpec& chip) {
+    return chip.kernels && !chip.kernels->file.empty() ? chip.kernels->file : chip.name;
+}
+
 const GemmKernel* measured_gemm(const ChipSpec& chip, Dtype dtype) {
     if (!chip.kernels) return nullptr;
     // fp16 runs on the bf16 tensor-core path at the same rate.
     const Dtype measured_as = dtype == Dtype::fp16 ? Dtype::bf16 : dtype;
     const auto& kernel = chip.kernels->gemm[index_of(measured_as)];
-    if (!kernel) throw InputError(chip.name, "kernels.gemm.dtypes." + std::string(dtype_name(dtype)), "no measured GEMMs in this dtype");
+    if (!kernel)
+        throw InputError(kernels_origin(chip), "kernels.gemm.dtypes." + std::string(dtype_name(dtype)),
+                         "no measured GEMMs in this dtype (" + chip.name + ")");
     return &*kernel;
 }
 
@@ -87,7 +94,7 @@ const std::string& attention_family(const ChipSpec& chip, const std::vector<std:
         if (std::any_of(measured.begin(), measured.end(), [&](const AttentionFamily& f) { return f.name == family; })) return family;
     std::string wanted;
     for (const std::string& family : families) wanted += (wanted.empty() ? "" : ", ") + family;
-    throw InputError(chip.name, "kernels.attention." + families.front(),
+    throw InputError(kernels_origin(chip), "kernels.attention." + families.front(),
                      "no measurements of the stack's attention kernels (" + wanted + "; measured: " + names_of(measured) + ")");
 }
 
@@ -98,7 +105,7 @@ RooflineTime attention_time(const ChipSpec& chip, const std::string& family, Att
         const KernelModel& k = *chip.kernels;
         const auto it = std::find_if(k.attention.begin(), k.attention.end(), [&](const AttentionFamily& f) { return f.name == family; });
         if (it == k.attention.end())
-            throw InputError(chip.name, "kernels.attention." + family,
+            throw InputError(kernels_origin(chip), "kernels.attention." + family,
                              "no measurements of this attention kernel (measured: " + names_of(k.attention) + ")");
         const AttentionPass& p = pass == AttentionPassKind::forward ? it->forward : it->backward;
         const double fill = causal_seq_len > 0 ? causal_seq_len / (causal_seq_len + p.half_seq) : 1.0;
@@ -115,7 +122,7 @@ double memory_bound_s(const ChipSpec& chip, const std::string& kernel, double by
         const auto& measured = chip.kernels->memory_bound;
         const auto it = std::find_if(measured.begin(), measured.end(), [&](const MemoryBoundKernel& m) { return m.name == kernel; });
         if (it == measured.end())
-            throw InputError(chip.name, "kernels.memory_bound." + kernel, "no measurement of this kernel (measured: " + names_of(measured) + ")");
+            throw InputError(kernels_origin(chip), "kernels.memory_bound." + kernel, "no measurement of this kernel (measured: " + names_of(measured) + ")");
         return bytes / (chip.hbm_bw_Bps * it->hbm_fraction);
     }
     return bytes / (chip.hbm_bw_Bps * chip.efficiency.hbm);

@@ -40,6 +40,7 @@ double read_fraction(io::JsonObject& object, const std::string& key) {
 
 KernelModel read_kernels(io::JsonObject& block) {
     KernelModel k;
+    k.file = block.origin();
     k.source = block.string("source");
     // Each part may say where it comes from (a fit, a cited benchmark, a derivation).
     auto gemm = block.object("gemm");

@@ -35,6 +35,7 @@ struct MemoryBoundKernel {
 };
 
 struct KernelModel {
+    std::string file;    // the chip file it was read from, for errors (empty when built in memory)
     std::string source;  // where the blocks come from (measurements, or a stated derivation)
     double gemm_launch_s = 0;  // a GEMM's fixed cost: launch, ramp, the first bytes' latency
     double gemm_hbm_fraction = 0;  // of HBM bandwidth, streaming a skinny GEMM's weights
