@@ -183,13 +183,14 @@ std::string measured_chip_json(const ordered_json& like, const calibration::Kern
     for (const MemoryBoundKernel& b : k.memory_bound) kernels["memory_bound"][b.name] = rounded(b.hbm_fraction);
     if (!kernels.contains("memory_bound")) kernels["memory_bound"] = ordered_json::object();
     // Parts the measurements left out keep the datasheet chip's values: say so where there are any.
-    const auto fitted = [&](const std::string& part) {
-        return std::any_of(fit.residuals.begin(), fit.residuals.end(), [&](const auto& r) { return r.part.rfind(part, 0) == 0; });
+    const auto measured = [](const auto& parts, const std::string& name) {
+        return std::any_of(parts.begin(), parts.end(), [&](const auto& p) { return p.name == name; });
     };
-    bool kept = !fitted("gemm ");
-    for (const auto& [family, block] : kernels["attention"].items()) kept = kept || (family != "source" && !fitted("attention " + family + " "));
-    for (const auto& [kernel, value] : kernels["memory_bound"].items())
-        kept = kept || (kernel != "source" && kernel != "copy" && !fitted("memory " + kernel));
+    bool kept = m.gemms.empty();
+    for (const auto& entry : kernels["attention"].items())
+        kept = kept || (entry.key() != "source" && !measured(k.attention, entry.key()));
+    for (const auto& entry : kernels["memory_bound"].items())
+        kept = kept || (entry.key() != "source" && !measured(k.memory_bound, entry.key()));
     if (kept) kernels["source"] = by + "; parts not measured there are " + like_name + "'s, each with its own source";
     doc["kernels"] = kernels;
     return doc.dump(2) + "\n";
