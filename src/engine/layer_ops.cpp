@@ -59,7 +59,7 @@ std::vector<LayerOp> layer_ops(const ModelSpec& model, const LayerWorkload& w, c
             // The attention core sits between the q/k/v projections and the output projection.
             if (m.name == "out" && !attention_added) {
                 const AttentionCore& a = work.attention;
-                LayerOp core{"attention", a.flops, a.hbm_bytes(pass.context_len, act, bytes_per_element(w.kv_cache)), true, {}};
+                LayerOp core{"attention", a.flops, a.hbm_bytes(decode, act, bytes_per_element(w.kv_cache)), true, {}};
                 if (priced)
                     core.predicted_s = attention_time(pricing->chip, attention_family(pricing->chip, pricing->stack.attention),
                                                       AttentionPassKind::forward, core.flops, core.bytes, decode ? 0.0 : w.seq_len)

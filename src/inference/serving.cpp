@@ -79,8 +79,8 @@ void ChipModel::add_layer(LayerCost& c, const LayerWork& work, bool decode, doub
         if (d.phase == CommPhase::forward) collective(c, d, fraction);
 
     const AttentionCore& a = work.attention;
-    const double kv_bytes = a.queries * a.kv_elements_per_token * bytes_per_element(s_.plan.kv_cache) * (decode ? len : 1.0);
-    const double bytes = a.hbm_bytes(decode ? len : 0.0, bytes_per_element(kActivations), bytes_per_element(s_.plan.kv_cache));
+    const double kv_bytes = a.queries * a.kv_elements_per_token * bytes_per_element(s_.plan.kv_cache) * (decode ? a.keys : 1.0);
+    const double bytes = a.hbm_bytes(decode, bytes_per_element(kActivations), bytes_per_element(s_.plan.kv_cache));
     // Decode: one query per sequence streams its cache (no causal tiles); prefill writes it.
     const RooflineTime t = attention_time(s_.chip, attention_family(s_.chip, s_.stack.attention), AttentionPassKind::forward, a.flops,
                                           bytes, decode ? 0.0 : len);
@@ -232,7 +232,8 @@ ServingReport simulate_serving(const ServingScenario& s) {
     const double shared = count_params(m).total - routed;
     r.memory.weights_bytes = (shared / (tp * pp) + routed / (tp * pp * ep)) * bytes_per_element(s.plan.weights);
     const double kv_split = m.mla ? 1.0 : tp;  // an MLA latent is not split by heads
-    const double kv_per_seq = (s.input_len + s.output_len) * r.kv_cache_bytes_per_token / (kv_split * pp);
+    r.kv_cache_bytes_per_sequence = kv_cache_bytes_per_sequence(m, s.input_len + s.output_len, s.plan.kv_cache);
+    const double kv_per_seq = r.kv_cache_bytes_per_sequence / (kv_split * pp);
     r.memory.kv_cache_bytes = batch * kv_per_seq;
     const double widest = m.moe ? d(m.moe->top_k + m.moe->n_shared_experts) * d(m.moe->d_ff_expert)
                                 : d(m.d_ff);

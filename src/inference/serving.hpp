@@ -119,6 +119,7 @@ struct ServingReport {
     double tokens_per_s_per_user = 0; // 1 / TPOT
     double requests_per_s = 0;
     double kv_cache_bytes_per_token = 0;  // whole model, at the KV dtype
+    double kv_cache_bytes_per_sequence = 0;  // whole model at the full context (prompt and output), windows counted
     double kv_tokens_freed_per_step = 0;
     ServingMemory memory;        // per chip
     double hbm_bytes = 0;

@@ -1,5 +1,6 @@
 // Hugging Face config.json import. Field names follow transformers' configuration classes;
 // unknown keys are expected there (configs carry many unrelated settings) and are ignored.
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -44,6 +45,51 @@ void read_moe(const nlohmann::json& document, io::JsonObject& root, ModelSpec& m
     }
     moe.top_k = root.positive_int("num_experts_per_tok");
     model.moe = moe;
+}
+
+// Which layers attend locally. Newer configs list every layer's kind in `layer_types`; older
+// ones give a window for all layers (Mistral) or for the layers from `max_window_layers` on (Qwen2).
+void read_local_attention(const nlohmann::json& document, io::JsonObject& root, ModelSpec& model, const std::string& type,
+                          ModelFieldNames& names) {
+    AttentionWindow window;
+    std::optional<std::int64_t> tokens = root.optional_positive_int("sliding_window");
+    names.window = "sliding_window";
+    const auto layer_types = document.find("layer_types");
+    if (layer_types != document.end() && !layer_types->is_null()) {
+        names.local_layers = "layer_types";
+        std::int64_t sliding = 0, chunked = 0, index = 0;
+        for (const std::string& kind : root.string_list("layer_types")) {
+            if (kind == "sliding_attention") ++sliding;
+            else if (kind == "chunked_attention") ++chunked;
+            else if (kind != "full_attention")
+                root.fail("layer_types", "layer " + std::to_string(index) + " is \"" + kind +
+                                             "\"; known: full_attention, sliding_attention, chunked_attention");
+            ++index;
+        }
+        if (index != model.n_layers)
+            root.fail("layer_types", std::to_string(index) + " entries for " + std::to_string(model.n_layers) + " layers");
+        if (sliding > 0 && chunked > 0) root.fail("layer_types", "sliding and chunked layers in one model are not supported");
+        if (chunked > 0) {
+            window.kind = LocalAttention::chunked;
+            tokens = root.optional_positive_int("attention_chunk_size");
+            names.window = "attention_chunk_size";
+        }
+        window.local_layers = sliding + chunked;
+        if (window.local_layers == 0) return;
+        if (!tokens) root.fail(names.window, "missing, but layer_types names local layers");
+    } else {
+        const bool qwen = type.starts_with("qwen");
+        if (qwen && !root.boolean("use_sliding_window", false)) return;  // Qwen configs carry an unused window
+        if (!tokens) return;
+        window.local_layers = model.n_layers;
+        if (qwen) {
+            names.local_layers = "max_window_layers";
+            window.local_layers -= std::min(model.n_layers, root.non_negative_int("max_window_layers", 0));
+        }
+        if (window.local_layers == 0) return;
+    }
+    window.tokens = *tokens;
+    model.window = window;
 }
 
 }  // namespace
@@ -93,7 +139,9 @@ ModelSpec load_hf_config(const std::filesystem::path& path) {
         mla.v_head_dim = root.positive_int("v_head_dim");
         model.mla = mla;
     }
+    model.context_length = root.non_negative_int("max_position_embeddings", 0);
     ModelFieldNames names;
+    read_local_attention(document, root, model, type, names);
     names.n_heads = "num_attention_heads";
     names.n_kv_heads = "num_key_value_heads";
     names.top_k = "num_experts_per_tok";

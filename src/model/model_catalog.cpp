@@ -67,6 +67,21 @@ ModelSpec load_model_file(const std::filesystem::path& path) {
         mla->finish();
         model.mla = spec;
     }
+    model.context_length = root.non_negative_int("context_length", 0);
+    if (auto local = root.optional_object("local_attention")) {
+        AttentionWindow window;
+        const std::string kind = local->string("kind");
+        if (kind == "sliding") window.kind = LocalAttention::sliding;
+        else if (kind == "chunked") window.kind = LocalAttention::chunked;
+        else local->fail("kind", "expected \"sliding\" or \"chunked\", found \"" + kind + "\"");
+        window.tokens = local->positive_int("tokens");
+        // Every global_every-th layer (1-based) attends to the whole context; 0: none does.
+        const std::int64_t global_every = local->non_negative_int("global_every", 0);
+        if (global_every == 1) local->fail("global_every", "1 makes every layer global; leave local_attention out instead");
+        window.local_layers = model.n_layers - (global_every > 0 ? model.n_layers / global_every : 0);
+        local->finish();
+        model.window = window;
+    }
     model.published_params = root.optional_sourced_positive_number("published_params");
     model.published_active_params = root.optional_sourced_positive_number("published_active_params");
     root.finish();

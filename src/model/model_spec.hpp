@@ -27,6 +27,16 @@ struct MlaSpec {
     std::int64_t v_head_dim = 0;
 };
 
+// Local attention (Mistral, Gemma 2/3, GPT-OSS: a sliding window of the last `tokens` keys;
+// Llama 4: chunks of `tokens` that attend only within themselves). `local_layers` of the model's
+// layers attend locally; the others see the whole context.
+enum class LocalAttention { sliding, chunked };
+struct AttentionWindow {
+    LocalAttention kind = LocalAttention::sliding;
+    std::int64_t tokens = 0;
+    std::int64_t local_layers = 0;
+};
+
 struct ModelSpec {
     std::string name;
     std::string description;
@@ -46,6 +56,8 @@ struct ModelSpec {
     std::int64_t learned_position_embeddings = 0;
     std::optional<MoeSpec> moe;
     std::optional<MlaSpec> mla;
+    std::optional<AttentionWindow> window;
+    std::int64_t context_length = 0;  // longest context the model was trained for; 0: not stated
     std::optional<double> published_params;
     std::optional<double> published_active_params;
 

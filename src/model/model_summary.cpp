@@ -16,7 +16,7 @@ ModelSummary summarize_model(const ModelSpec& model, double seq_len) {
     summary.six_n_flops_per_token = six_n_flops_per_token(model);
     for (std::size_t i = 0; i < kKvDtypes.size(); ++i) {
         summary.kv_bytes_per_token[i] = kv_cache_bytes_per_token(model, kKvDtypes[i]);
-        summary.kv_bytes_per_sequence[i] = summary.kv_bytes_per_token[i] * seq_len;
+        summary.kv_bytes_per_sequence[i] = kv_cache_bytes_per_sequence(model, seq_len, kKvDtypes[i]);
     }
     for (std::size_t i = 0; i < kRecomputeModes.size(); ++i) {
         summary.activation_bytes_per_token_per_layer[i] =

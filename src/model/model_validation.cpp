@@ -9,6 +9,15 @@ void validate_model(const ModelSpec& model, const std::string& origin, const Mod
     if (model.n_kv_heads > model.n_heads || model.n_heads % model.n_kv_heads != 0)
         throw InputError(origin, names.n_kv_heads,
                          text(model.n_kv_heads) + " KV heads do not divide " + text(model.n_heads) + " query heads");
+    if (model.window) {
+        const AttentionWindow& w = *model.window;
+        if (w.tokens < 1) throw InputError(origin, names.window, "a window of " + text(w.tokens) + " tokens");
+        if (model.context_length > 0 && w.tokens > model.context_length)
+            throw InputError(origin, names.window, "a window of " + text(w.tokens) + " tokens is longer than the model's context of " +
+                                                       text(model.context_length) + " tokens");
+        if (w.local_layers < 1 || w.local_layers > model.n_layers)
+            throw InputError(origin, names.local_layers, text(w.local_layers) + " local layers of " + text(model.n_layers));
+    }
     if (model.moe) {
         if (model.moe->top_k > model.moe->n_experts)
             throw InputError(origin, names.top_k,

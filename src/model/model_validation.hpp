@@ -13,6 +13,8 @@ struct ModelFieldNames {
     std::string head_dim = "head_dim";
     std::string top_k = "moe.top_k";
     std::string first_dense_layers = "moe.first_dense_layers";
+    std::string window = "local_attention.tokens";
+    std::string local_layers = "local_attention.global_every";
 };
 void validate_model(const ModelSpec& model, const std::string& origin, const ModelFieldNames& names);
 

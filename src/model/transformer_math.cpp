@@ -1,5 +1,8 @@
 #include "model/transformer_math.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace ridgeline {
 
 namespace {
@@ -80,6 +83,50 @@ ParamCounts count_params(const ModelSpec& model) {
     return counts;
 }
 
+namespace {
+
+// The share of layers that attend locally, and a local layer's value of a quantity next to a global one's.
+double over_layers(const ModelSpec& model, double local, double global) {
+    if (!model.window) return global;
+    const double local_share = d(model.window->local_layers) / d(model.n_layers);
+    return local_share * local + (1.0 - local_share) * global;
+}
+
+// Sum over positions p = 1..n of min(p, w): the keys a sliding window of w shows n causal queries.
+double sliding_key_sum(double n, double w) {
+    return n <= w ? n * (n + 1.0) / 2.0 : w * (w + 1.0) / 2.0 + (n - w) * w;
+}
+
+}  // namespace
+
+double mean_causal_keys(const ModelSpec& model, double seq_len) {
+    const double global = (seq_len + 1.0) / 2.0;
+    if (!model.window) return global;
+    const double w = d(model.window->tokens);
+    double local = 0;
+    if (model.window->kind == LocalAttention::sliding) {
+        local = sliding_key_sum(seq_len, w) / seq_len;
+    } else {  // whole chunks, then the remainder, each causal within itself
+        const double chunks = std::floor(seq_len / w), rest = seq_len - chunks * w;
+        local = (chunks * w * (w + 1.0) / 2.0 + rest * (rest + 1.0) / 2.0) / seq_len;
+    }
+    return over_layers(model, local, global);
+}
+
+double mean_decode_keys(const ModelSpec& model, double context) {
+    if (!model.window) return context;
+    const double w = d(model.window->tokens);
+    // The newest token's chunk holds the tokens since the last chunk boundary, itself included.
+    const double local = model.window->kind == LocalAttention::sliding ? std::min(context, w)
+                                                                       : context - w * std::ceil(context / w - 1.0);
+    return over_layers(model, local, context);
+}
+
+double mean_cached_tokens(const ModelSpec& model, double context) {
+    if (!model.window) return context;
+    return over_layers(model, std::min(context, d(model.window->tokens)), context);
+}
+
 FlopsPerToken flops_per_token(const ModelSpec& model, double seq_len, bool causal) {
     FlopsPerToken flops;
     double matmul_params = d(model.n_layers) * attention_matmul_params(model) +
@@ -92,7 +139,7 @@ FlopsPerToken flops_per_token(const ModelSpec& model, double seq_len, bool causa
                           router_params(model));
     }
     flops.matmul_forward = 2.0 * matmul_params;
-    const double keys_seen = causal ? (seq_len + 1.0) / 2.0 : seq_len;
+    const double keys_seen = causal ? mean_causal_keys(model, seq_len) : mean_decode_keys(model, seq_len);
     const double per_key = 2.0 * d(model.n_heads) * (qk_head_dim(model) + v_head_dim(model));
     flops.attention_forward = d(model.n_layers) * per_key * keys_seen;
     return flops;
@@ -115,6 +162,10 @@ double kv_cache_bytes_per_token(const ModelSpec& model, Dtype kv_dtype) {
     if (model.mla)  // MLA caches the compressed latent and the shared rope key, not per-head K and V
         return d(model.n_layers) * d(model.mla->kv_lora_rank + model.mla->qk_rope_head_dim) * bytes;
     return 2.0 * d(model.n_layers) * d(model.n_kv_heads) * d(model.head_dim) * bytes;
+}
+
+double kv_cache_bytes_per_sequence(const ModelSpec& model, double context, Dtype kv_dtype) {
+    return kv_cache_bytes_per_token(model, kv_dtype) * mean_cached_tokens(model, context);
 }
 
 SavedTensors saved_tensors(Recompute recompute, AttentionKernel attention) {
@@ -143,7 +194,7 @@ double saved_elements_per_token_per_layer(const ModelSpec& model, double seq_len
         else
             elements += (N + 2.0 * d(model.n_kv_heads)) * d(model.head_dim);
     }
-    if (has(SavedTensor::attention_probs)) elements += N * seq_len;
+    if (has(SavedTensor::attention_probs)) elements += N * seq_len;  // the whole score matrix, masked or not
     if (has(SavedTensor::attention_output)) elements += N * v_head_dim(model);
 
     // MLP intermediates per unit of hidden width: gated keeps gate and up outputs.

@@ -30,7 +30,16 @@ struct FlopsPerToken {
     [[nodiscard]] double training() const { return 3.0 * forward(); }
 };
 
-// causal: each query sees (seq_len + 1) / 2 keys on average instead of seq_len.
+// Keys a query attends to, averaged over the queries of a causal sequence of seq_len tokens
+// (training, prefill: (seq_len + 1) / 2 without windows) and over the model's layers.
+[[nodiscard]] double mean_causal_keys(const ModelSpec& model, double seq_len);
+// Keys the newest token of a sequence at `context` tokens attends to (a decode step), averaged over layers.
+[[nodiscard]] double mean_decode_keys(const ModelSpec& model, double context);
+// Tokens of a sequence at `context` tokens that the KV cache must hold, averaged over layers: a
+// window or chunk caches at most its length.
+[[nodiscard]] double mean_cached_tokens(const ModelSpec& model, double context);
+
+// causal: each query sees the keys before it (mean_causal_keys); else a context of seq_len (mean_decode_keys).
 [[nodiscard]] FlopsPerToken flops_per_token(const ModelSpec& model, double seq_len, bool causal);
 // Training FLOPs including what recomputation repeats (hardware FLOPs, for HFU).
 [[nodiscard]] double training_flops_with_recompute(const ModelSpec& model, double seq_len, bool causal,
@@ -38,7 +47,10 @@ struct FlopsPerToken {
 // The 6N rule: 6 x (active) parameters per token.
 [[nodiscard]] double six_n_flops_per_token(const ModelSpec& model);
 
+// KV cache per token of context while no window is full (every layer caches every token).
 [[nodiscard]] double kv_cache_bytes_per_token(const ModelSpec& model, Dtype kv_dtype);
+// KV cache of one sequence at `context` tokens, windows counted.
+[[nodiscard]] double kv_cache_bytes_per_sequence(const ModelSpec& model, double context, Dtype kv_dtype);
 
 // Tensors of one layer that a checkpoint policy may keep for the backward pass (one token's worth).
 enum class SavedTensor : unsigned {

@@ -7,11 +7,16 @@ namespace ridgeline::report {
 
 namespace {
 const char* dtype_key(std::size_t i) { return dtype_name(kKvDtypes[i]).data(); }
+const char* window_kind(const AttentionWindow& w) { return w.kind == LocalAttention::sliding ? "sliding" : "chunked"; }
 }  // namespace
 
 std::string model_table(const ModelSpec& model, const ModelSummary& summary) {
     const ParamCounts& p = summary.params;
     std::string text = "Model " + model.name + " — " + model.description + "\n\n";
+    if (model.window)
+        text += "local attention: " + std::string(window_kind(*model.window)) + " window of " + fixed(static_cast<double>(model.window->tokens), 0) +
+                " tokens on " + fixed(static_cast<double>(model.window->local_layers), 0) + " of " + fixed(static_cast<double>(model.n_layers), 0) +
+                " layers\n\n";
     Table params({"parameters", "count"});
     params.add_row({"total", si(p.total)});
     params.add_row({"active per token", si(p.active)});
@@ -35,7 +40,7 @@ std::string model_table(const ModelSpec& model, const ModelSummary& summary) {
     flops.add_row({"6N rule", "", si(summary.six_n_flops_per_token, "FLOP")});
     text += flops.render() + "\n";
 
-    Table kv({"KV cache", "per token", "per sequence"});
+    Table kv({"KV cache", "per token", "per sequence" + std::string(model.window ? " (windows counted)" : "")});
     for (std::size_t i = 0; i < kKvDtypes.size(); ++i)
         kv.add_row({dtype_key(i), si(summary.kv_bytes_per_token[i], "B"), si(summary.kv_bytes_per_sequence[i], "B")});
     text += kv.render() + "\n";
@@ -61,6 +66,10 @@ std::string model_json(const ModelSpec& model, const ModelSummary& summary) {
         doc["model"]["moe"] = {{"n_experts", model.moe->n_experts}, {"top_k", model.moe->top_k},
                                {"d_ff_expert", model.moe->d_ff_expert}, {"n_shared_experts", model.moe->n_shared_experts},
                                {"first_dense_layers", model.moe->first_dense_layers}};
+    if (model.window)
+        doc["model"]["local_attention"] = {{"kind", window_kind(*model.window)}, {"tokens", model.window->tokens},
+                                           {"local_layers", model.window->local_layers}};
+    if (model.context_length > 0) doc["model"]["context_length"] = model.context_length;
     doc["params"] = {{"total", p.total},
                      {"active", p.active},
                      {"embedding", p.embedding},

@@ -85,6 +85,7 @@ std::string serve_table(const ServingScenario& s, const ServingReport& r, const 
     totals.add_row({"tokens/s per user", fixed(r.tokens_per_s_per_user, 1)});
     totals.add_row({"requests/s", fixed(r.requests_per_s, 2)});
     totals.add_row({"KV cache per token (all layers)", si(r.kv_cache_bytes_per_token, "B")});
+    totals.add_row({"KV cache per sequence (full context)", si(r.kv_cache_bytes_per_sequence, "B")});
     totals.add_row({"largest batch that fits", fixed(r.max_batch_seqs, 0) + " sequences"});
     if (r.cost_per_million_output_tokens_usd)
         totals.add_row({"cost per million output tokens", "$" + fixed(*r.cost_per_million_output_tokens_usd, 3)});
@@ -147,6 +148,7 @@ std::string serve_json(const ServingScenario& s, const ServingReport& r, const S
                          {"tokens_per_s_per_user", r.tokens_per_s_per_user},
                          {"requests_per_s", r.requests_per_s}};
     doc["kv_cache_bytes_per_token"] = r.kv_cache_bytes_per_token;
+    doc["kv_cache_bytes_per_sequence"] = r.kv_cache_bytes_per_sequence;
     doc["kv_tokens_freed_per_step"] = r.kv_tokens_freed_per_step;
     doc["memory"] = {{"weights_bytes", r.memory.weights_bytes}, {"kv_cache_bytes", r.memory.kv_cache_bytes},
                      {"activations_bytes", r.memory.activations_bytes}, {"total_bytes", r.memory.total_bytes()},

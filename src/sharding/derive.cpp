@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "mesh/plan_axes.hpp"
+#include "model/transformer_math.hpp"
 
 namespace ridgeline {
 
@@ -357,12 +358,12 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
     }
 
     // Attention core on the local heads and queries; keys come from the whole sequence (causal:
-    // half of them on average) or from the cache.
+    // half of them on average, fewer under a window) or from the cache.
     const double local_heads = N / c.size(s.attention.on(D::heads));
     const double local_queries = c.local_extent(attn_out, D::batch, s.attention.on(D::batch)) *
                                  c.local_extent(attn_out, D::seq, s.attention.on(D::seq));
-    const double keys = workload.context_len > 0 ? workload.context_len : (S + 1.0) / 2.0;
-    work.attention = {2.0 * local_heads * (qk_head + v_head) * local_queries * keys, local_queries, local_heads, qk_head, v_head,
+    const double keys = workload.context_len > 0 ? mean_decode_keys(model, workload.context_len) : mean_causal_keys(model, S);
+    work.attention = {2.0 * local_heads * (qk_head + v_head) * local_queries * keys, local_queries, keys, local_heads, qk_head, v_head,
                       model.mla ? d(model.mla->kv_lora_rank + model.mla->qk_rope_head_dim)
                                 : kv_heads / c.size(s.attention.on(D::heads)) * (qk_head + v_head)};
     work.local_tokens = c.local_extent(residual, D::batch, s.residual.on(D::batch)) *

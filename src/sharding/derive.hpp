@@ -46,14 +46,15 @@ struct DerivedMatmul {
 struct AttentionCore {
     double flops = 0;                  // forward QK^T and AV
     double queries = 0;                // query tokens
+    double keys = 0;                   // keys per query, averaged over queries and layers (windows counted)
     double heads = 0;                  // query heads
     double qk_head = 0, v_head = 0;    // head widths of queries/keys and of values
     double kv_elements_per_token = 0;  // cached per token: K and V of the local KV heads (MLA: the whole latent)
-    // HBM traffic: queries and outputs, and the KV cache written (prefill, `cached_keys` 0) or
-    // read (a decode step over `cached_keys` keys per query).
-    [[nodiscard]] double hbm_bytes(double cached_keys, double activation_bytes, double kv_bytes) const {
+    // HBM traffic: queries and outputs, and the KV cache written (prefill) or read (a decode step,
+    // each query reading its `keys` cached tokens).
+    [[nodiscard]] double hbm_bytes(bool decode, double activation_bytes, double kv_bytes) const {
         const double q_and_out = activation_bytes * queries * heads * (qk_head + v_head);
-        if (cached_keys > 0) return q_and_out + queries * cached_keys * kv_elements_per_token * kv_bytes;
+        if (decode) return q_and_out + queries * keys * kv_elements_per_token * kv_bytes;
         return q_and_out + queries * kv_elements_per_token * (kv_bytes + activation_bytes);
     }
 };
