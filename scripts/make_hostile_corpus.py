@@ -86,6 +86,13 @@ def main():
         ("model-vocab-negative.json", [("vocab_size", -5)], "vocab_size"),
     ]:
         case(name, model, edits, "model {file}", [name, field])
+    windowed = load("models", "gemma2-9b.json")
+    for name, edits, field in [
+        ("model-window-over-context.json", [("local_attention.tokens", 65536)], "local_attention.tokens"),
+        ("model-window-all-global.json", [("local_attention.global_every", 1)], "local_attention.global_every"),
+        ("model-window-negative.json", [("local_attention.tokens", -4096)], "local_attention.tokens"),
+    ]:
+        case(name, windowed, edits, "model {file}", [name, field])
 
     strategy = load("strategies", "megatron-3d.json")
     train_with = "train --model llama3-8b --hardware dgx-h100 --chips 8 "
