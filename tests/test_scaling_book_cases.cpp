@@ -275,7 +275,7 @@ const std::map<std::string, test::CaseFunction>& case_functions() {
              // attention core is fused (no score matrix saved).
              const auto D = in.at("D").get<std::int64_t>();
              const ModelSpec model = dense_model(in, in.at("L").get<std::int64_t>(), D, 4 * D, D / 128, D / 128, 128, 1);
-             return activation_bytes_per_token_per_layer(model, 1, Recompute::selective, Dtype::bf16) *
+             return activation_bytes_per_token_per_layer(model, 1, static_cast<RecomputeModules>(RecomputeModule::core_attention), Dtype::bf16) *
                     num(in, "tokens") * static_cast<double>(model.n_layers) / 1e12;
          }},
         {"train-16", [](const json& in) {

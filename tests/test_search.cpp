@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
 #include "model/model_catalog.hpp"
+#include "model/recompute_catalog.hpp"
 #include "app/search_train.hpp"
 #include "search/search_front.hpp"
 #include "search/train_search.hpp"
@@ -45,6 +46,7 @@ TrainSearchSpec spec_on(const std::string& hardware_name, std::int64_t chips, co
     spec.seq_len = 1024;
     spec.global_batch_seqs = 16;
     spec.top_k = 5;
+    spec.fixed.recompute_policies = recompute_policies(test::source_dir(), true);
     for (const auto& name : strategies_needed(spec.fixed)) spec.strategies[name] = resolve_strategy(name, test::source_dir());
     return spec;
 }
@@ -100,7 +102,7 @@ BruteForce brute_force(const TrainSearchSpec& spec, const Hardware& hardware) {
                         for (const auto mb : mbs)
                             for (const auto& placement : placements)
                                 for (const auto& [schedule, vpp] : schedules)
-                                    for (const Recompute rc : {Recompute::none, Recompute::selective, Recompute::full})
+                                    for (const RecomputePolicy& rc : spec.fixed.recompute_policies)
                                         for (const int zero : zeros) {
                                             ++out.plans;
                                             if (!layout_ok) continue;
@@ -302,15 +304,16 @@ TEST_CASE("fixed knobs restrict the space, contradicting ones are refused") {
     TrainSearchSpec spec = spec_on("dgx-h100", 16, mid_model());
     spec.global_batch_seqs = 64;
     spec.fixed.tp = 2;
-    spec.fixed.recompute = Recompute::selective;
+    const RecomputePolicy selective = resolve_recompute("selective", test::source_dir(), kRequest, "recompute");
+    spec.fixed.recompute_policies = {selective};
     const TrainSearchResult result = search_training(spec);
     REQUIRE(!result.top.empty());
     for (const SearchedPlan& p : result.top) {
         CHECK(p.tp == 2);
-        CHECK(p.recompute == Recompute::selective);
+        CHECK(p.recompute == selective);
     }
     spec.fixed.tp.reset();
-    spec.fixed.recompute.reset();
+    spec.fixed.recompute_policies = recompute_policies(test::source_dir(), true);
     spec.fixed.vpp = 3;  // interleaving: only pipelines whose layers split into 3 chunks per stage
     const TrainSearchResult interleaved = search_training(spec);
     CHECK(!interleaved.top.empty());

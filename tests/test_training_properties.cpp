@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
+#include "model/recompute_catalog.hpp"
 #include "report/reports.hpp"
 #include "scenario/training_setup.hpp"
 #include "test_support.hpp"
@@ -60,6 +61,7 @@ TEST_CASE("property: the training model obeys its rooflines and monotonicities")
     Generator g;
     const std::vector<std::pair<std::string, std::int64_t>> hardware = {
         {"dgx-h100", 8}, {"dgx-a100", 8}, {"tpu-v5p", 4}, {"dgx-b200", 8}, {"tpu-v5e", 8}};
+    const std::vector<RecomputePolicy> policies = recompute_policies(test::source_dir(), false);
     int evaluated = 0;
     for (int trial = 0; trial < 300; ++trial) {
         const auto& [system, unit] = hardware[static_cast<std::size_t>(trial) % hardware.size()];
@@ -77,7 +79,7 @@ TEST_CASE("property: the training model obeys its rooflines and monotonicities")
         p.fsdp = g.coin() ? dp : 1;
         p.zero = static_cast<int>(g.pick({0, 1, 2}));
         p.sequence_parallel = p.tp > 1 && g.coin();
-        p.recompute = static_cast<Recompute>(g.pick({0, 1, 2}));
+        p.recompute = policies[static_cast<std::size_t>(g.pick({0, 1, 2, 3, 4, 5})) % policies.size()];
         p.micro_batch_seqs = static_cast<double>(g.pick({1, 2}));
         setup.global_batch_seqs = static_cast<double>(dp) * p.micro_batch_seqs * static_cast<double>(g.pick({1, 2, 4}));
         CAPTURE(trial);

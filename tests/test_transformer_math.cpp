@@ -78,10 +78,14 @@ TEST_CASE("FLOPs per token: 2 per weight in matmuls, causal attention sees half 
     const FlopsPerToken causal = flops_per_token(m, 1024, true);
     CHECK(causal.attention_forward == doctest::Approx(full.attention_forward * 1025.0 / 2048.0));
     CHECK(causal.training() == doctest::Approx(3 * causal.forward()));
-    CHECK(training_flops_with_recompute(m, 1024, true, Recompute::full) ==
-          doctest::Approx(4 * causal.forward()));
-    CHECK(training_flops_with_recompute(m, 1024, true, Recompute::selective) ==
-          doctest::Approx(3 * causal.forward() + causal.attention_forward));
+    using M = RecomputeModule;
+    const auto again = [&](RecomputeModules modules) { return training_flops_with_recompute(m, 1024, true, modules) - causal.training(); };
+    CHECK(again(static_cast<RecomputeModules>(M::layer)) == doctest::Approx(causal.forward()));
+    CHECK(again(static_cast<RecomputeModules>(M::core_attention)) == doctest::Approx(causal.attention_forward));
+    // The up and gate projections of both layers: 2 layers x 2 GEMMs x 2 x 64 x 256.
+    CHECK(again(static_cast<RecomputeModules>(M::mlp_up)) == doctest::Approx(2.0 * 2 * 2 * 64 * 256));
+    // Norms and activations are memory-bound: no FLOPs counted.
+    CHECK(again(static_cast<unsigned>(M::norms) | static_cast<unsigned>(M::activation)) == 0);
 }
 
 TEST_CASE("KV cache per token: 2 * layers * kv_heads * head_dim * bytes, MLA caches its latent") {
@@ -93,16 +97,25 @@ TEST_CASE("KV cache per token: 2 * layers * kv_heads * head_dim * bytes, MLA cac
     CHECK(kv_cache_bytes_per_token(mla, Dtype::bf16) == 2.0 * (32 + 8) * 2);
 }
 
-TEST_CASE("activations: none > selective > full, and the differences are what each mode drops") {
+TEST_CASE("activations: each recomputed module drops exactly the tensors it produces") {
     const ModelSpec m = small_gqa();
-    const double none = activation_bytes_per_token_per_layer(m, 512, Recompute::none, Dtype::bf16, AttentionKernel::unfused);
-    // A fused attention kernel never writes the probabilities: none keeps what selective keeps.
-    CHECK(activation_bytes_per_token_per_layer(m, 512, Recompute::none, Dtype::bf16) ==
-          activation_bytes_per_token_per_layer(m, 512, Recompute::selective, Dtype::bf16));
-    const double selective = activation_bytes_per_token_per_layer(m, 512, Recompute::selective, Dtype::bf16);
-    const double full = activation_bytes_per_token_per_layer(m, 512, Recompute::full, Dtype::bf16);
-    CHECK(none - selective == 2.0 * 8 * 512);  // softmax probabilities: heads x keys, bf16
-    CHECK(full == 2.0 * 64);                   // the layer input only
-    // selective: 4 D-wide tensors, q/k/v (128 + 2*32), attention output 128, gate/up/product 3*256
-    CHECK(selective == 2.0 * (4 * 64 + 192 + 128 + 3 * 256));
+    using M = RecomputeModule;
+    const auto bytes = [&](unsigned modules, AttentionKernel kernel = AttentionKernel::fused) {
+        return activation_bytes_per_token_per_layer(m, 512, modules, Dtype::bf16, kernel);
+    };
+    const double none = bytes(0);
+    // Kept with nothing recomputed: 4 D-wide tensors, q/k/v (128 + 2*32), attention output 128,
+    // gate/up/product 3*256, and the fused kernel's fp32 log-sum-exp of 8 heads (16 bf16 widths).
+    CHECK(none == 2.0 * (4 * 64 + 192 + 128 + 3 * 256 + 2 * 8));
+    // Unfused, the probabilities (heads x keys) replace the statistics.
+    CHECK(bytes(0, AttentionKernel::unfused) - none == 2.0 * (8 * 512 - 2 * 8));
+    const unsigned core = static_cast<unsigned>(M::core_attention);
+    CHECK(none - bytes(core) == 2.0 * 2 * 8);
+    CHECK(bytes(0, AttentionKernel::unfused) - bytes(core, AttentionKernel::unfused) == 2.0 * 8 * 512);
+    CHECK(none - bytes(static_cast<unsigned>(M::norms)) == 2.0 * 2 * 64);        // both norm outputs
+    CHECK(none - bytes(static_cast<unsigned>(M::activation)) == 2.0 * 256);      // gate * up
+    CHECK(none - bytes(static_cast<unsigned>(M::mlp_up)) == 2.0 * 2 * 256);      // gate and up outputs
+    CHECK(none - bytes(static_cast<unsigned>(M::attention_output)) == 2.0 * (128 + 2 * 8));
+    CHECK(bytes(static_cast<unsigned>(M::mla_up_projection)) == none);  // not an MLA model
+    CHECK(bytes(static_cast<unsigned>(M::layer)) == 2.0 * 64);         // the layer input only
 }

@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "model/model_catalog.hpp"
 #include "model/model_summary.hpp"
+#include "model/recompute_catalog.hpp"
 #include "report/reports.hpp"
 
 namespace ridgeline::cli {
@@ -23,7 +24,7 @@ void add_model_command(CLI::App& app, const GlobalOptions& options) {
     command->add_flag("--json", flags->json, "print one JSON document (schema ridgeline.model/1)");
     command->callback([flags, &options] {
         const ModelSpec model = resolve_model(flags->model, options.data_dir);
-        const ModelSummary summary = summarize_model(model, flags->seq_len);
+        const ModelSummary summary = summarize_model(model, flags->seq_len, recompute_policies(options.data_dir, false));
         std::cout << (flags->json ? report::model_json(model, summary) : report::model_table(model, summary)) << "\n";
     });
 }

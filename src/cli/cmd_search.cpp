@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "model/recompute_catalog.hpp"
 #include "app/search_train.hpp"
 #include "cli/commands.hpp"
 #include "cli/operations_flags.hpp"
@@ -52,7 +53,6 @@ SearchConstraints constraints(const Flags& f, const CLI::App* c) {
     k.vpp = given_value(c, "--vpp", f.vpp);
     k.zero = given_value(c, "--zero", f.zero);
     k.micro_batch_seqs = given_value(c, "--micro-batch", f.micro_batch);
-    if (!f.recompute.empty()) k.recompute = parse_recompute(f.recompute);
     if (!f.schedule.empty()) k.schedule = parse_schedule(f.schedule);
     if (!f.strategy.empty()) k.strategy = f.strategy;
     if (!f.placement.empty()) k.placement = io::split_list(f.placement);
@@ -90,7 +90,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     c->add_option("--vpp", f->vpp, "fix virtual pipeline stages")->check(CLI::PositiveNumber);
     c->add_option("--zero", f->zero, "fix the ZeRO stage")->check(CLI::Range(0, 3));
     c->add_option("--micro-batch", f->micro_batch, "fix sequences per micro-batch")->check(CLI::Range(1.0, 1e9));
-    c->add_option("--recompute", f->recompute, "fix recomputation: none, selective or full")->check(CLI::IsMember({"none", "selective", "full"}));
+    c->add_option("--recompute", f->recompute, "fix the recomputation policy (recompute/*.json or a file; searched: those marked search)");
     c->add_option("--schedule", f->schedule, "fix the pipeline schedule: gpipe, 1f1b or interleaved")->check(CLI::IsMember({"gpipe", "1f1b", "interleaved"}));
     c->add_option("--precision", f->precision, "matmul precision: bf16, fp16 or fp8")->check(CLI::IsMember({"bf16", "fp16", "fp8"}))->capture_default_str();
     c->add_option("--strategy", f->strategy, "restrict to one strategy (name or file): only its axes are used");
@@ -102,6 +102,9 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     c->callback([f, c, &options] {
         TrainSearchSpec spec;
         spec.fixed = constraints(*f, c);
+        spec.fixed.recompute_policies = f->recompute.empty()
+                                            ? recompute_policies(options.data_dir, true)
+                                            : std::vector<RecomputePolicy>{resolve_recompute(f->recompute, options.data_dir, kRequest, "recompute")};
         spec.model = resolve_model(f->model, options.data_dir);
         Hardware hardware = resolve_hardware(f->hardware, options.data_dir);
         std::optional<Cluster> custom;

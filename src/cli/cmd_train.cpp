@@ -7,6 +7,7 @@
 #include "hardware/catalog.hpp"
 #include "io/quantity_text.hpp"
 #include "model/model_catalog.hpp"
+#include "model/recompute_catalog.hpp"
 #include "report/reports.hpp"
 #include "scenario/scenario_file.hpp"
 #include "topology/topology_file.hpp"
@@ -45,7 +46,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         ->check(CLI::IsMember({"on", "off"}));
     c->add_flag("--sp", f->plan.sequence_parallel, "Megatron sequence parallelism");
     c->add_option("--micro-batch", f->plan.micro_batch_seqs, "sequences per micro-batch per replica")->check(CLI::Range(1.0, 1e9));
-    c->add_option("--recompute", f->recompute, "none, selective or full")->check(CLI::IsMember({"none", "selective", "full"}));
+    c->add_option("--recompute", f->recompute, "recomputation policy: none, selective, full or another in recompute/ (or a policy file)");
     c->add_option("--schedule", f->schedule, "gpipe, 1f1b or interleaved")->check(CLI::IsMember({"gpipe", "1f1b", "interleaved"}));
     c->add_option("--precision", f->precision, "matmul precision: bf16, fp16 or fp8")->check(CLI::IsMember({"bf16", "fp16", "fp8"}));
     c->add_option("--strategy", f->plan.strategy, "strategy name or file (default: chosen from the degrees)");
@@ -70,7 +71,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
                 throw InputError("--chips", "", "required (or give a --scenario or --topology file)");
             setup.seq_len = f->seq_len;
             setup.plan = f->plan;
-            setup.plan.recompute = *parse_recompute(f->recompute);
+            setup.plan.recompute = resolve_recompute(f->recompute, options.data_dir, kRequest, "recompute");
             setup.plan.schedule = *parse_schedule(f->schedule);
             setup.plan.precision = *parse_dtype(f->precision);
             setup.plan.overlap = !f->no_overlap;
@@ -95,7 +96,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         if (given("--reshard-after-forward")) p.reshard_after_forward = f->reshard == "on";
         if (given("--sp")) p.sequence_parallel = true;
         if (given("--micro-batch")) p.micro_batch_seqs = f->plan.micro_batch_seqs;
-        if (given("--recompute")) p.recompute = *parse_recompute(f->recompute);
+        if (given("--recompute")) p.recompute = resolve_recompute(f->recompute, options.data_dir, kRequest, "recompute");
         if (given("--schedule")) p.schedule = *parse_schedule(f->schedule);
         if (given("--precision")) p.precision = *parse_dtype(f->precision);
         if (given("--strategy")) p.strategy = f->plan.strategy;

@@ -6,7 +6,6 @@ namespace ridgeline {
 
 namespace {
 
-std::size_t index(Recompute mode) { return static_cast<std::size_t>(mode); }
 std::size_t index(StepPart part) { return static_cast<std::size_t>(part); }
 
 double exposed(double comm_s, double cover_s, bool overlapped) {
@@ -32,6 +31,26 @@ double forward_compute_s(const LayoutCosts& l) { return l.matmul_fwd_s + l.atten
 
 double backward_compute_s(const LayoutCosts& l) { return l.matmul_bwd_s + l.attention_bwd_s + l.elementwise_bwd_s + l.launches_bwd_s; }
 
+double activation_bytes_per_layer(const LayoutCosts& l, RecomputeModules recompute) {
+    const SavedTensors saved = saved_tensors(recompute, AttentionKernel::fused, l.latent_attention);
+    double bytes = 0;
+    for (std::size_t bit = 0; bit < kSavedTensorCount; ++bit)
+        if ((saved >> bit) & 1u) bytes += l.saved_bytes_per_layer[bit];
+    return bytes;
+}
+
+double recompute_s(const LayoutCosts& l, RecomputeModules recompute) {
+    using M = RecomputeModule;
+    if (recomputes(recompute, M::layer)) return forward_compute_s(l);
+    double s = 0;
+    if (recomputes(recompute, M::core_attention) || recomputes(recompute, M::attention_output)) s += l.attention_fwd_s;
+    if (recomputes(recompute, M::norms)) s += l.norm_fwd_s;
+    if (recomputes(recompute, M::activation)) s += l.activation_fwd_s;
+    if (recomputes(recompute, M::mlp_up)) s += l.mlp_up_fwd_s;
+    if (recomputes(recompute, M::mla_up_projection)) s += l.mla_up_fwd_s;
+    return s;
+}
+
 MemoryBreakdown estimate_memory(const LayoutCosts& l, const StepKnobs& k) {
     MemoryBreakdown m;
     const double gradient_shards = k.zero_stage >= 2 ? l.optimizer_shard_size : 1.0;
@@ -39,7 +58,7 @@ MemoryBreakdown estimate_memory(const LayoutCosts& l, const StepKnobs& k) {
     m.parameters_bytes = l.local_params * p.param_bytes;
     m.gradients_bytes = l.local_params * p.grad_bytes / gradient_shards;
     m.optimizer_bytes = k.offload_optimizer ? 0.0 : l.local_params * (p.master_bytes + p.optimizer_bytes) / optimizer_shards(l, k);
-    m.activations_bytes = l.activation_bytes_per_layer[index(k.recompute)] * l.layers_per_stage * in_flight_microbatches(l, k);
+    m.activations_bytes = activation_bytes_per_layer(l, k.recompute) * l.layers_per_stage * in_flight_microbatches(l, k);
     m.buffers_bytes = l.logits_buffer_bytes + l.gathered_weight_bytes;
     return m;
 }
@@ -48,9 +67,7 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     const double compute_fwd = forward_compute_s(l);
     const double matmul_bwd = l.matmul_bwd_s, attention_bwd = l.attention_bwd_s;
     const double compute_bwd = backward_compute_s(l);
-    double recompute = 0;
-    if (k.recompute == Recompute::full) recompute = compute_fwd;
-    if (k.recompute == Recompute::selective) recompute = l.attention_fwd_s + l.elementwise_fwd_s;
+    const double recompute = recompute_s(l, k.recompute);
 
     // Exposed communication per layer and micro-batch: tensor-parallel collectives sit on the
     // critical path unless overlapped with the GEMMs they feed; ring attention hides under the

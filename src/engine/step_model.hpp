@@ -27,6 +27,8 @@ struct LayoutCosts {
     double logits_s = 0;                             // output layer, forward and backward
     double pipeline_send_s = 0;                      // per micro-batch, forward and back
     double step_overhead_s = 0;                      // the software stack's, once per step
+    // Forward times of what a recomputation policy may run again (beside the attention core).
+    double norm_fwd_s = 0, activation_fwd_s = 0, mlp_up_fwd_s = 0, mla_up_fwd_s = 0;
     double layers_per_stage = 1;
     double pipeline_size = 1;
     // Memory.
@@ -34,7 +36,8 @@ struct LayoutCosts {
     double layer_weight_elements = 0;  // one average layer, local
     double fsdp_size = 1;
     double optimizer_shard_size = 1;   // data-parallel axes (not fsdp) that ZeRO-1/2 shard over
-    std::array<double, 3> activation_bytes_per_layer{};  // by Recompute
+    std::array<double, kSavedTensorCount> saved_bytes_per_layer{};  // by SavedTensor bit, one micro-batch
+    bool latent_attention = false;  // MLA
     double logits_buffer_bytes = 0;
     double gathered_weight_bytes = 0;  // fsdp-gathered layers held at once
     TrainingPrecision precision = TrainingPrecision::fp32_gradient_accumulation();
@@ -47,14 +50,13 @@ struct LayoutCosts {
     double chips = 1;
     double peak_flops = 1;
     double model_flops_per_token = 0;
-    std::array<double, 3> hardware_flops_per_token{};  // by Recompute
 };
 
 struct StepKnobs {
     double microbatches = 1;
     PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
     double virtual_stages = 1;
-    Recompute recompute = Recompute::none;
+    RecomputeModules recompute = 0;
     int zero_stage = 0;
     bool offload_optimizer = false;
     bool overlap_data_parallel = true;
@@ -87,6 +89,10 @@ inline constexpr double kAttentionBackwardRatio = 2.5;
 // One average layer's compute for one micro-batch.
 [[nodiscard]] double forward_compute_s(const LayoutCosts& layout);
 [[nodiscard]] double backward_compute_s(const LayoutCosts& layout);
+
+// Activations one layer keeps for one micro-batch, and the forward work it repeats, under a policy.
+[[nodiscard]] double activation_bytes_per_layer(const LayoutCosts& layout, RecomputeModules recompute);
+[[nodiscard]] double recompute_s(const LayoutCosts& layout, RecomputeModules recompute);
 
 [[nodiscard]] MemoryBreakdown estimate_memory(const LayoutCosts& layout, const StepKnobs& knobs);
 

@@ -29,6 +29,7 @@ struct PerStep {
 struct LayerTime {
     double matmul_fwd = 0, attention_fwd = 0, elementwise_fwd = 0, launches_fwd = 0;
     double matmul_bwd = 0, attention_bwd = 0, elementwise_bwd = 0, launches_bwd = 0;
+    double norm_fwd = 0, activation_fwd = 0, mlp_up_fwd = 0, mla_up_fwd = 0;  // parts of the above a policy may recompute
     bool matmul_memory_bound = false;
     CommTotals comm_fwd, comm_bwd;
     PerStep per_step;
@@ -85,6 +86,8 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
         const Gemm gemm{m.rows, m.contract, m.cols, m.instances, m.weight_elements};
         const RooflineTime time = gemm_time(chip, gemm, dtypes);
         t.matmul_fwd += time.lower_bound_s();
+        if (m.name.ends_with("mlp_in") || m.name == "experts_in") t.mlp_up_fwd += time.lower_bound_s();
+        if (m.name == "q_up" || m.name == "kv_up") t.mla_up_fwd += time.lower_bound_s();
         t.matmul_memory_bound = t.matmul_memory_bound || time.memory_s > time.compute_s;
         t.matmul_bwd += gemm_backward_s(chip, gemm, dtypes);
         if (measured && dtypes.compute == Dtype::fp8) {
@@ -103,13 +106,17 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
                                      s_.seq_len).lower_bound_s();
     for (const ElementwiseOp& op : work.elementwise) {
         const double bytes = op.elements * act_bytes;
-        if (!measured) {
-            t.elementwise_fwd += memory_bound_s(chip, "", bytes);
-            continue;
+        double forward_s = 0;
+        if (measured) {
+            const ElementwiseKernels k = elementwise_kernels(op.kind, s_.stack.fused_elementwise);
+            forward_s = memory_bound_s(chip, k.forward, bytes);
+            t.elementwise_bwd += memory_bound_s(chip, k.backward, bytes * k.backward_bytes_ratio);
+        } else {
+            forward_s = memory_bound_s(chip, "", bytes);
         }
-        const ElementwiseKernels k = elementwise_kernels(op.kind, s_.stack.fused_elementwise);
-        t.elementwise_fwd += memory_bound_s(chip, k.forward, bytes);
-        t.elementwise_bwd += memory_bound_s(chip, k.backward, bytes * k.backward_bytes_ratio);
+        t.elementwise_fwd += forward_s;
+        if (op.kind == ElementwiseKind::norm) t.norm_fwd += forward_s;
+        if (op.kind == ElementwiseKind::activation) t.activation_fwd += forward_s;
     }
     if (measured) {
         // Launches are in each measured kernel; what the framework adds between them is the stack's.
@@ -168,6 +175,10 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     l.attention_bwd_s = mix([](const LayerTime& t) { return t.attention_bwd; });
     l.elementwise_bwd_s = mix([](const LayerTime& t) { return t.elementwise_bwd; });
     l.launches_bwd_s = mix([](const LayerTime& t) { return t.launches_bwd; });
+    l.norm_fwd_s = mix([](const LayerTime& t) { return t.norm_fwd; });
+    l.activation_fwd_s = mix([](const LayerTime& t) { return t.activation_fwd; });
+    l.mlp_up_fwd_s = mix([](const LayerTime& t) { return t.mlp_up_fwd; });
+    l.mla_up_fwd_s = mix([](const LayerTime& t) { return t.mla_up_fwd; });
     l.tensor_comm_fwd_s = mix([](const LayerTime& t) { return t.comm_fwd.tensor; });
     l.tensor_comm_bwd_s = mix([](const LayerTime& t) { return t.comm_bwd.tensor; });
     l.context_comm_fwd_s = mix([](const LayerTime& t) { return t.comm_fwd.context; });
@@ -219,16 +230,14 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
         if (a != axis_name(PlanAxis::fsdp)) l.optimizer_shard_size *= axis(a);
     const double tokens_per_replica = plan.micro_batch_seqs * s_.seq_len / cp;
     // Activations: D-wide tensors follow the residual stream's sharding, the rest is split over tensor too.
-    for (const Recompute mode : {Recompute::none, Recompute::selective, Recompute::full}) {
-        const SavedTensors saved = saved_tensors(mode, AttentionKernel::fused);
-        const SavedTensors d_wide = saved & (static_cast<unsigned>(SavedTensor::layer_input) | static_cast<unsigned>(SavedTensor::attention_norm_output) |
-                                             static_cast<unsigned>(SavedTensor::mlp_norm_input) | static_cast<unsigned>(SavedTensor::mlp_norm_output));
-        const double d_wide_elements = saved_elements_per_token_per_layer(model, s_.seq_len, d_wide);
-        const double other_elements = saved_elements_per_token_per_layer(model, s_.seq_len, saved) - d_wide_elements;
-        l.activation_bytes_per_layer[static_cast<std::size_t>(mode)] =
-            (d_wide_elements * dense_work.local_tokens + other_elements * tokens_per_replica / tp) * 2.0;
-        l.hardware_flops_per_token[static_cast<std::size_t>(mode)] = training_flops_with_recompute(model, s_.seq_len, true, mode);
+    using T = SavedTensor;
+    const SavedTensors d_wide = T::layer_input | T::attention_norm_output | T::mlp_norm_input | T::mlp_norm_output;
+    for (std::size_t bit = 0; bit < kSavedTensorCount; ++bit) {
+        const SavedTensors tensor = 1u << bit;
+        const double tokens = (tensor & d_wide) != 0 ? dense_work.local_tokens : tokens_per_replica / tp;
+        l.saved_bytes_per_layer[bit] = saved_elements_per_token_per_layer(model, s_.seq_len, tensor) * tokens * 2.0;
     }
+    l.latent_attention = model.mla.has_value();
     l.logits_buffer_bytes = output.logits_bytes();
     // Gathered weights: two layers in flight (one in use, the next prefetched), or every layer of
     // the stage when they are kept from the forward pass to the backward.
@@ -346,7 +355,8 @@ TrainingReport simulate_training(const TrainingScenario& scenario) {
     report.tokens_per_s = l.tokens_per_step / report.step_time_s;
     report.model_flops_per_token = l.model_flops_per_token;
     report.mfu = report.tokens_per_s * l.model_flops_per_token / (l.chips * l.peak_flops);
-    report.hfu = report.tokens_per_s * l.hardware_flops_per_token[static_cast<std::size_t>(knobs.recompute)] / (l.chips * l.peak_flops);
+    const double hardware_flops_per_token = training_flops_with_recompute(scenario.model, scenario.seq_len, true, knobs.recompute);
+    report.hfu = report.tokens_per_s * hardware_flops_per_token / (l.chips * l.peak_flops);
     return report;
 }
 

@@ -2,12 +2,7 @@
 
 namespace ridgeline {
 
-const char* recompute_name(Recompute recompute) {
-    static constexpr const char* kNames[] = {"none", "selective", "full"};  // in Recompute's order
-    return kNames[static_cast<std::size_t>(recompute)];
-}
-
-ModelSummary summarize_model(const ModelSpec& model, double seq_len) {
+ModelSummary summarize_model(const ModelSpec& model, double seq_len, const std::vector<RecomputePolicy>& policies) {
     ModelSummary summary;
     summary.params = count_params(model);
     summary.seq_len = seq_len;
@@ -18,11 +13,9 @@ ModelSummary summarize_model(const ModelSpec& model, double seq_len) {
         summary.kv_bytes_per_token[i] = kv_cache_bytes_per_token(model, kKvDtypes[i]);
         summary.kv_bytes_per_sequence[i] = kv_cache_bytes_per_sequence(model, seq_len, kKvDtypes[i]);
     }
-    for (std::size_t i = 0; i < kRecomputeModes.size(); ++i) {
-        summary.activation_bytes_per_token_per_layer[i] =
-            activation_bytes_per_token_per_layer(model, seq_len, kRecomputeModes[i], Dtype::bf16);
-        summary.activation_bytes_per_sequence[i] =
-            summary.activation_bytes_per_token_per_layer[i] * seq_len * static_cast<double>(model.n_layers);
+    for (const RecomputePolicy& policy : policies) {
+        const double per_token = activation_bytes_per_token_per_layer(model, seq_len, policy.modules, Dtype::bf16);
+        summary.activations.push_back({policy.name, per_token, per_token * seq_len * static_cast<double>(model.n_layers)});
     }
     return summary;
 }

@@ -145,14 +145,25 @@ FlopsPerToken flops_per_token(const ModelSpec& model, double seq_len, bool causa
     return flops;
 }
 
-double training_flops_with_recompute(const ModelSpec& model, double seq_len, bool causal, Recompute recompute) {
+double training_flops_with_recompute(const ModelSpec& model, double seq_len, bool causal, RecomputeModules recomputed) {
     const FlopsPerToken flops = flops_per_token(model, seq_len, causal);
-    switch (recompute) {
-        case Recompute::none: return flops.training();
-        case Recompute::selective: return flops.training() + flops.attention_forward;
-        case Recompute::full: return flops.training() + flops.forward();
+    if (recomputes(recomputed, RecomputeModule::layer)) return flops.training() + flops.forward();
+    double again = 0;
+    if (recomputes(recomputed, RecomputeModule::core_attention) || recomputes(recomputed, RecomputeModule::attention_output))
+        again += flops.attention_forward;
+    if (recomputes(recomputed, RecomputeModule::mlp_up)) {
+        const double up = model.mlp == MlpKind::gated ? 2.0 : 1.0;  // gate and up, or up
+        double width = d(model.dense_layers()) * d(model.d_ff);
+        if (model.moe) width += d(model.moe_layers()) * d(model.moe->top_k + model.moe->n_shared_experts) * d(model.moe->d_ff_expert);
+        again += 2.0 * up * d(model.d_model) * width;
     }
-    return flops.training();
+    if (recomputes(recomputed, RecomputeModule::mla_up_projection) && model.mla) {
+        const MlaSpec& mla = *model.mla;
+        const double N = d(model.n_heads);
+        again += 2.0 * d(model.n_layers) * (d(mla.q_lora_rank) * N * qk_head_dim(model) +
+                                            d(mla.kv_lora_rank) * N * d(mla.qk_nope_head_dim + mla.v_head_dim));
+    }
+    return flops.training() + again;
 }
 
 double six_n_flops_per_token(const ModelSpec& model) { return 6.0 * count_params(model).active; }
@@ -168,16 +179,24 @@ double kv_cache_bytes_per_sequence(const ModelSpec& model, double context, Dtype
     return kv_cache_bytes_per_token(model, kv_dtype) * mean_cached_tokens(model, context);
 }
 
-SavedTensors saved_tensors(Recompute recompute, AttentionKernel attention) {
+SavedTensors saved_tensors(RecomputeModules recomputed, AttentionKernel attention, bool latent_attention) {
     using T = SavedTensor;
-    const SavedTensors selective = T::layer_input | T::attention_norm_output | T::qkv | T::attention_output |
-                                   T::mlp_norm_input | T::mlp_norm_output | T::mlp_hidden | T::mlp_activation;
-    switch (recompute) {
-        case Recompute::none: return attention == AttentionKernel::fused ? selective : selective | T::attention_probs;
-        case Recompute::selective: return selective;
-        case Recompute::full: return static_cast<SavedTensors>(T::layer_input);
-    }
-    return selective;
+    if (recomputes(recomputed, RecomputeModule::layer)) return static_cast<SavedTensors>(T::layer_input);
+    // The down projection's output only joins the residual stream; nothing needs it again.
+    SavedTensors saved = T::layer_input | T::attention_norm_output | T::qkv | T::attention_output | T::mlp_norm_input |
+                         T::mlp_norm_output | T::mlp_hidden | T::mlp_activation | T::mla_latents;
+    saved |= static_cast<unsigned>(attention == AttentionKernel::fused ? T::attention_stats : T::attention_probs);
+    const auto drop_if = [&](RecomputeModule module, SavedTensors tensors) {
+        if (recomputes(recomputed, module)) saved &= ~tensors;
+    };
+    drop_if(RecomputeModule::core_attention, T::attention_probs | T::attention_stats);
+    drop_if(RecomputeModule::attention_output, T::attention_probs | T::attention_stats | T::attention_output);
+    drop_if(RecomputeModule::norms, T::attention_norm_output | T::mlp_norm_output);
+    drop_if(RecomputeModule::activation, static_cast<SavedTensors>(T::mlp_activation));
+    drop_if(RecomputeModule::mlp_up, static_cast<SavedTensors>(T::mlp_hidden));
+    // Only MLA's q, k and v come from latents the policy keeps.
+    if (latent_attention) drop_if(RecomputeModule::mla_up_projection, static_cast<SavedTensors>(T::qkv));
+    return saved;
 }
 
 double saved_elements_per_token_per_layer(const ModelSpec& model, double seq_len, SavedTensors saved) {
@@ -187,14 +206,12 @@ double saved_elements_per_token_per_layer(const ModelSpec& model, double seq_len
     for (SavedTensor width_d : {SavedTensor::layer_input, SavedTensor::attention_norm_output,
                                 SavedTensor::mlp_norm_input, SavedTensor::mlp_norm_output, SavedTensor::mlp_output})
         if (has(width_d)) elements += D;
-    if (has(SavedTensor::qkv)) {
-        if (model.mla)
-            elements += d(model.mla->q_lora_rank) + d(model.mla->kv_lora_rank) + 2.0 * N * qk_head_dim(model) +
-                        N * v_head_dim(model);
-        else
-            elements += (N + 2.0 * d(model.n_kv_heads)) * d(model.head_dim);
-    }
+    if (has(SavedTensor::qkv))
+        elements += model.mla ? 2.0 * N * qk_head_dim(model) + N * v_head_dim(model)
+                              : (N + 2.0 * d(model.n_kv_heads)) * d(model.head_dim);
+    if (has(SavedTensor::mla_latents) && model.mla) elements += d(model.mla->q_lora_rank) + d(model.mla->kv_lora_rank);
     if (has(SavedTensor::attention_probs)) elements += N * seq_len;  // the whole score matrix, masked or not
+    if (has(SavedTensor::attention_stats)) elements += 2.0 * N;      // fp32, at the width of two bf16 elements
     if (has(SavedTensor::attention_output)) elements += N * v_head_dim(model);
 
     // MLP intermediates per unit of hidden width: gated keeps gate and up outputs.
@@ -213,9 +230,9 @@ double saved_elements_per_token_per_layer(const ModelSpec& model, double seq_len
     return elements + mlp;
 }
 
-double activation_bytes_per_token_per_layer(const ModelSpec& model, double seq_len, Recompute recompute,
+double activation_bytes_per_token_per_layer(const ModelSpec& model, double seq_len, RecomputeModules recomputed,
                                             Dtype activation_dtype, AttentionKernel attention) {
-    return saved_elements_per_token_per_layer(model, seq_len, saved_tensors(recompute, attention)) *
+    return saved_elements_per_token_per_layer(model, seq_len, saved_tensors(recomputed, attention, model.mla.has_value())) *
            bytes_per_element(activation_dtype);
 }
 

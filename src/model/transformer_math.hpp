@@ -1,6 +1,8 @@
 #pragma once
 // Parameter, FLOP, KV-cache and activation arithmetic of a decoder transformer. Pure functions
 // of a ModelSpec; counts are doubles (exact below 2^53, and products of large dims cannot overflow).
+#include <cstddef>
+
 #include "core/dtype.hpp"
 #include "model/model_spec.hpp"
 
@@ -19,8 +21,6 @@ struct ParamCounts {
 };
 
 [[nodiscard]] ParamCounts count_params(const ModelSpec& model);
-
-enum class Recompute { none, selective, full };
 
 struct FlopsPerToken {
     double matmul_forward = 0;     // weight matmuls incl. unembedding, active experts only
@@ -41,9 +41,6 @@ struct FlopsPerToken {
 
 // causal: each query sees the keys before it (mean_causal_keys); else a context of seq_len (mean_decode_keys).
 [[nodiscard]] FlopsPerToken flops_per_token(const ModelSpec& model, double seq_len, bool causal);
-// Training FLOPs including what recomputation repeats (hardware FLOPs, for HFU).
-[[nodiscard]] double training_flops_with_recompute(const ModelSpec& model, double seq_len, bool causal,
-                                                   Recompute recompute);
 // The 6N rule: 6 x (active) parameters per token.
 [[nodiscard]] double six_n_flops_per_token(const ModelSpec& model);
 
@@ -56,7 +53,7 @@ struct FlopsPerToken {
 enum class SavedTensor : unsigned {
     layer_input = 1u << 0,        // also the input of the attention norm
     attention_norm_output = 1u << 1,  // input of the QKV projections
-    qkv = 1u << 2,                // q, k, v (MLA: also the low-rank latents)
+    qkv = 1u << 2,                // q, k, v (MLA: up-projected from the latents)
     attention_probs = 1u << 3,    // softmax probabilities of unfused attention: one row per head
     attention_output = 1u << 4,   // input of the output projection
     mlp_norm_input = 1u << 5,     // residual stream after attention
@@ -64,8 +61,11 @@ enum class SavedTensor : unsigned {
     mlp_hidden = 1u << 7,         // outputs of the up (and gate) matmuls
     mlp_activation = 1u << 8,     // activation output (gated: gate * up), input of the down matmul
     mlp_output = 1u << 9,         // output of the down matmul
+    attention_stats = 1u << 10,   // a fused kernel's softmax log-sum-exp: one fp32 per head
+    mla_latents = 1u << 11,       // MLA's low-rank q and kv latents, inputs of the up-projections
 };
 using SavedTensors = unsigned;  // a bit set of SavedTensor
+inline constexpr std::size_t kSavedTensorCount = 12;
 [[nodiscard]] constexpr SavedTensors operator|(SavedTensor a, SavedTensor b) {
     return static_cast<unsigned>(a) | static_cast<unsigned>(b);
 }
@@ -75,15 +75,37 @@ using SavedTensors = unsigned;  // a bit set of SavedTensor
 // chip and are recomputed in the backward pass) or as separate matmuls and a softmax.
 enum class AttentionKernel { fused, unfused };
 
-// none: every intermediate, incl. the softmax probabilities where attention is unfused;
-// selective: the attention core is recomputed (so none and selective keep the same tensors
-// under a fused kernel); full: only the layer input is kept and the whole layer is recomputed.
-[[nodiscard]] SavedTensors saved_tensors(Recompute recompute, AttentionKernel attention = AttentionKernel::fused);
+// The modules a recomputation policy runs again in the backward pass instead of keeping their
+// outputs (Megatron-Core's recompute_modules, MaxText's remat policies, torchtitan's op-level
+// checkpointing, as named policies in recompute/*.json). `layer` is full recomputation: only the
+// layer input is kept.
+enum class RecomputeModule : unsigned {
+    core_attention = 1u << 0,     // softmax statistics or probabilities (Megatron's core_attn)
+    attention_output = 1u << 1,   // the attention core's output too (JAX policies that save only projections)
+    norms = 1u << 2,              // the attention and MLP norms' outputs
+    activation = 1u << 3,         // the MLP's (or experts') activation output
+    mlp_up = 1u << 4,             // the up (and gate) projections' outputs
+    mla_up_projection = 1u << 5,  // MLA's q, k, v from their latents
+    layer = 1u << 6,
+};
+using RecomputeModules = unsigned;  // a bit set of RecomputeModule; 0 recomputes nothing
+inline constexpr std::size_t kRecomputeModuleCount = 7;
+[[nodiscard]] constexpr bool recomputes(RecomputeModules modules, RecomputeModule module) {
+    return (modules & static_cast<unsigned>(module)) != 0;
+}
+
+// What a policy keeps: every tensor whose producer is not recomputed (under a fused kernel the
+// softmax statistics rather than the probabilities).
+// `latent_attention`: the model is MLA, whose q, k and v the mla_up_projection module recomputes.
+[[nodiscard]] SavedTensors saved_tensors(RecomputeModules recomputed, AttentionKernel attention, bool latent_attention);
+// Training FLOPs including what recomputation repeats (hardware FLOPs, for HFU).
+[[nodiscard]] double training_flops_with_recompute(const ModelSpec& model, double seq_len, bool causal,
+                                                   RecomputeModules recomputed);
 
 // Elements one token keeps alive in one layer under a set of saved tensors (MoE layers averaged
-// over all layers with the dense ones).
+// over all layers with the dense ones). fp32 statistics count as two elements.
 [[nodiscard]] double saved_elements_per_token_per_layer(const ModelSpec& model, double seq_len, SavedTensors saved);
-[[nodiscard]] double activation_bytes_per_token_per_layer(const ModelSpec& model, double seq_len, Recompute recompute,
+[[nodiscard]] double activation_bytes_per_token_per_layer(const ModelSpec& model, double seq_len, RecomputeModules recomputed,
                                                           Dtype activation_dtype,
                                                           AttentionKernel attention = AttentionKernel::fused);
 

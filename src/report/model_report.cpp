@@ -46,10 +46,8 @@ std::string model_table(const ModelSpec& model, const ModelSummary& summary) {
     text += kv.render() + "\n";
 
     Table activations({"activations (bf16, fused attention)", "per token per layer", "per sequence, all layers"});
-    for (std::size_t i = 0; i < kRecomputeModes.size(); ++i)
-        activations.add_row({std::string("recompute ") + recompute_name(kRecomputeModes[i]),
-                             si(summary.activation_bytes_per_token_per_layer[i], "B"),
-                             si(summary.activation_bytes_per_sequence[i], "B")});
+    for (const ModelSummary::Activations& a : summary.activations)
+        activations.add_row({"recompute " + a.policy, si(a.bytes_per_token_per_layer, "B"), si(a.bytes_per_sequence, "B")});
     return text + activations.render();
 }
 
@@ -91,10 +89,9 @@ std::string model_json(const ModelSpec& model, const ModelSummary& summary) {
         doc["kv_cache_bytes_per_token"][dtype_key(i)] = summary.kv_bytes_per_token[i];
         doc["kv_cache_bytes_per_sequence"][dtype_key(i)] = summary.kv_bytes_per_sequence[i];
     }
-    for (std::size_t i = 0; i < kRecomputeModes.size(); ++i) {
-        doc["activation_bytes_per_token_per_layer"][recompute_name(kRecomputeModes[i])] =
-            summary.activation_bytes_per_token_per_layer[i];
-        doc["activation_bytes_per_sequence"][recompute_name(kRecomputeModes[i])] = summary.activation_bytes_per_sequence[i];
+    for (const ModelSummary::Activations& a : summary.activations) {
+        doc["activation_bytes_per_token_per_layer"][a.policy] = a.bytes_per_token_per_layer;
+        doc["activation_bytes_per_sequence"][a.policy] = a.bytes_per_sequence;
     }
     return doc.dump(2);
 }

@@ -64,7 +64,7 @@ std::string degrees_text(const SearchedPlan& p) {
 std::string knobs_text(const SearchedPlan& p) {
     std::string text = "mb " + whole(p.micro_batch_seqs) + "x" + whole(p.microbatches);
     if (p.pp > 1) text += std::string(" ") + schedule_name(p.schedule) + (p.vpp > 1 ? " v" + std::to_string(p.vpp) : "");
-    text += std::string(" rc=") + recompute_name(p.recompute) + " zero" + std::to_string(p.zero.value_or(0));
+    text += " rc=" + p.recompute.name + " zero" + std::to_string(p.zero.value_or(0));
     if (p.offload_optimizer) text += " offload";
     if (!p.overlap) text += " no-overlap";
     if (p.tp_overlap) text += " tp-overlap";
@@ -82,7 +82,7 @@ nlohmann::json plan_document(const SearchedPlan& p) {
     nlohmann::json doc = {{"dp", p.dp}, {"tp", p.tp}, {"pp", p.pp}, {"cp", p.cp}, {"ep", p.ep}, {"fsdp", p.fsdp},
                           {"etp", p.etp == 0 ? p.tp : p.etp}, {"vpp", p.vpp}, {"sequence_parallel", p.sequence_parallel},
                           {"zero", p.zero.value_or(0)}, {"micro_batch_seqs", p.micro_batch_seqs}, {"microbatches", p.microbatches},
-                          {"schedule", schedule_name(p.schedule)}, {"recompute", recompute_name(p.recompute)},
+                          {"schedule", schedule_name(p.schedule)}, {"recompute", p.recompute.name},
                           {"offload_optimizer", p.offload_optimizer}, {"overlap", p.overlap}, {"tp_overlap", p.tp_overlap},
                           {"uneven_pipeline", !p.stage_layers.empty()}, {"placement", p.placement}};
     doc["other_placements_alike"] = p.other_orders;

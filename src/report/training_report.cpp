@@ -26,7 +26,7 @@ std::string training_table(const TrainingScenario& s, const TrainingReport& r, d
                        s.cluster.name + "), strategy " + s.strategy.name + ": " + axes_text(s) + "\n" +
                        "seq " + fixed(s.seq_len, 0) + ", global batch " + fixed(s.global_batch_seqs, 0) + " sequences (" +
                        si(r.tokens_per_step) + " tokens), micro-batch " + fixed(s.plan.micro_batch_seqs, 0) + " x " +
-                       fixed(s.plan.microbatches, 0) + " per replica, recompute " + recompute_name(s.plan.recompute) + ", " +
+                       fixed(s.plan.microbatches, 0) + " per replica, recompute " + s.plan.recompute_policy + ", " +
                        std::string(dtype_name(s.plan.compute)) + "\n" + software_line(s.chip, s.stack) + "\n";
     Table steps({"component", "time per step", "share", "bound"});
     for (const auto& c : r.components) {
@@ -76,7 +76,7 @@ nlohmann::json training_document(const TrainingScenario& s, const TrainingReport
     for (const auto& placed : s.mesh.axes) doc["plan"]["axes"][placed.axis.name] = placed.axis.size;
     doc["plan"]["micro_batch_seqs"] = s.plan.micro_batch_seqs;
     doc["plan"]["microbatches"] = s.plan.microbatches;
-    doc["plan"]["recompute"] = recompute_name(s.plan.recompute);
+    doc["plan"]["recompute"] = s.plan.recompute_policy;
     doc["plan"]["zero"] = s.plan.zero_stage;
     doc["plan"]["reshard_after_forward"] = s.plan.reshard_after_forward;
     doc["plan"]["precision"] = dtype_name(s.plan.compute);

@@ -12,6 +12,7 @@
 #include "core/dtype.hpp"
 #include "engine/step_model.hpp"
 #include "mesh/plan_axes.hpp"
+#include "model/recompute_policy.hpp"
 
 namespace ridgeline {
 
@@ -63,7 +64,7 @@ struct Plan : Degrees {
     bool sequence_parallel = false;
     std::optional<int> zero;  // ZeRO stage; unset: 3 with fsdp, else 1
     std::optional<bool> reshard_after_forward;  // fsdp only; unset: reshard (ZeRO-3)
-    Recompute recompute = Recompute::none;
+    RecomputePolicy recompute;  // none
     double micro_batch_seqs = 0;  // 0: one per replica with pipelining, else the whole replica batch
     PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
     std::string strategy;  // empty: chosen from the degrees

@@ -10,13 +10,6 @@
 
 namespace ridgeline {
 
-std::optional<Recompute> parse_recompute(const std::string& text) {
-    if (text == "none") return Recompute::none;
-    if (text == "selective") return Recompute::selective;
-    if (text == "full") return Recompute::full;
-    return std::nullopt;
-}
-
 std::optional<PipelineSchedule> parse_schedule(const std::string& text) {
     if (text == "gpipe") return PipelineSchedule::gpipe;
     if (text == "1f1b") return PipelineSchedule::one_f_one_b;
@@ -88,7 +81,8 @@ TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global
     if (!p.stage_layers.empty() && p.vpp > 1)
         throw InputError(origin, "stage_layers", "an uneven split is given per pipeline rank; drop vpp");
     plan.schedule = p.vpp > 1 ? PipelineSchedule::interleaved : p.schedule;
-    plan.recompute = p.recompute;
+    plan.recompute = p.recompute.modules;
+    plan.recompute_policy = p.recompute.name;
     plan.zero_stage = p.zero.value_or(p.fsdp > 1 ? 3 : 1);
     if (p.reshard_after_forward && p.fsdp == 1)
         throw InputError(origin, "reshard_after_forward", "needs weights sharded over fsdp to gather again, and fsdp is 1");

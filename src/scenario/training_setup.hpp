@@ -47,7 +47,6 @@ void apply_zero_stage(Strategy& strategy, int zero_stage);
 [[nodiscard]] TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::filesystem::path& data_dir,
                                                        const std::string& origin);
 
-[[nodiscard]] std::optional<Recompute> parse_recompute(const std::string& text);
 [[nodiscard]] std::optional<PipelineSchedule> parse_schedule(const std::string& text);
 
 }  // namespace ridgeline

@@ -56,7 +56,7 @@ struct LayoutOptions {
     std::uint8_t placed_axes = 0;
     std::vector<std::int64_t> micro_batches;
     std::vector<ScheduleOption> schedules;
-    std::vector<Recompute> recomputes;
+    std::vector<RecomputePolicy> recomputes;
     std::vector<bool> offloads, overlaps, tp_overlaps;
     bool uneven_pipeline = false;
 
@@ -255,7 +255,7 @@ LayoutOptions Search::options(const Degrees& g) const {
             for (const std::int64_t v : divisors(m.n_layers / g.pp))
                 if (v > 1 && (!f.vpp || *f.vpp == v)) o.schedules.push_back({PipelineSchedule::interleaved, v});
     }
-    o.recomputes = either<Recompute>(f.recompute, {Recompute::none, Recompute::selective, Recompute::full});
+    o.recomputes = f.recompute_policies.empty() ? std::vector<RecomputePolicy>{RecomputePolicy{}} : f.recompute_policies;
     o.offloads = either(f.offload_optimizer, {false, true});
     o.overlaps = either(f.overlap, {true, false});
     o.tp_overlaps = g.tp > 1 ? either(f.tp_overlap, {false, true}) : std::vector<bool>{false};
@@ -364,7 +364,7 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
                             memory_checked = true;
                             StepKnobs lean;
                             lean.microbatches = plan.microbatches;
-                            lean.recompute = Recompute::full;
+                            lean.recompute = static_cast<RecomputeModules>(RecomputeModule::layer);
                             lean.zero_stage = zeros.back();
                             lean.offload_optimizer = true;
                             if (estimate_memory(l, lean).total_bytes() > hbm) {
@@ -402,12 +402,12 @@ void Search::run_knobs(const LayoutOptions& o, const std::vector<int>& zeros, co
             ordinal += schedule_plans;
             continue;
         }
-        for (const Recompute rc : o.recomputes)
+        for (const RecomputePolicy& rc : o.recomputes)
             for (const int zero : zeros)
                 for (const bool offload : o.offloads)
                     for (const bool overlap : o.overlaps)
                         for (const bool tp_overlap : o.tp_overlaps) {
-                            k.recompute = rc;
+                            k.recompute = rc.modules;
                             k.zero_stage = zero;
                             k.offload_optimizer = offload;
                             k.overlap_data_parallel = overlap;

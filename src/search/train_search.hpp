@@ -38,7 +38,7 @@ struct SearchConstraints : GivenDegrees {
     std::optional<std::int64_t> vpp, etp;
     std::optional<int> zero;
     std::optional<bool> sequence_parallel, offload_optimizer, overlap, tp_overlap;
-    std::optional<Recompute> recompute;
+    std::vector<RecomputePolicy> recompute_policies;  // those searched (the CLI: recompute/*.json's default set); empty: none
     std::optional<PipelineSchedule> schedule;
     std::optional<double> micro_batch_seqs;
     std::optional<std::vector<std::string>> placement;  // axes innermost first

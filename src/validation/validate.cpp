@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
+#include "model/recompute_catalog.hpp"
 #include "scenario/training_setup.hpp"
 #include "stack/stack_file.hpp"
 
@@ -76,7 +77,7 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
     }
     p.sequence_parallel = r.sequence_parallel;
     p.zero = r.zero;
-    p.recompute = *parse_recompute(r.recompute);
+    p.recompute = resolve_recompute(r.recompute, data_dir, "record " + r.id, "plan.recompute");
     p.micro_batch_seqs = r.micro_batch_seqs ? static_cast<double>(*r.micro_batch_seqs) : 0.0;
     p.precision = *parse_dtype(r.precision);
     p.overlap = r.comm_overlap.value_or(true);

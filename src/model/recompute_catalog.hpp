@@ -1,0 +1,19 @@
+#pragma once
+// Loading recomputation policies: recompute/*.json by name, or a path to one.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "model/recompute_policy.hpp"
+
+namespace ridgeline {
+
+[[nodiscard]] RecomputePolicy load_recompute_policy(const std::filesystem::path& path);
+// A catalog name or alias, or a path; an unknown name is an InputError naming `origin` and
+// `field` (a file and its field, or the request's "recompute") and listing the known ones.
+[[nodiscard]] RecomputePolicy resolve_recompute(const std::string& name_or_path, const std::filesystem::path& data_dir,
+                                                const std::string& origin, const std::string& field);
+// Every shipped policy, or those whose files ask to be searched by default.
+[[nodiscard]] std::vector<RecomputePolicy> recompute_policies(const std::filesystem::path& data_dir, bool searched_only);
+
+}  // namespace ridgeline
