@@ -94,6 +94,12 @@ def main():
     ]:
         case(name, windowed, edits, "model {file}", [name, field])
 
+    policy = load("recompute", "megatron-lean.json")
+    policy_run = "train --model llama3-8b --hardware dgx-h100 --chips 8 --recompute {file}"
+    case("recompute-unknown-module.json", policy, [("recompute", ["core_attention", "moe_router"])], policy_run,
+         ["recompute-unknown-module.json", "recompute[1]", "moe_router"])
+    case("recompute-not-a-list.json", policy, [("recompute", "layer")], policy_run, ["recompute-not-a-list.json", "recompute"])
+
     strategy = load("strategies", "megatron-3d.json")
     train_with = "train --model llama3-8b --hardware dgx-h100 --chips 8 "
     for name, edits, field in [
