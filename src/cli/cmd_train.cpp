@@ -40,6 +40,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--global-batch-seqs", f->global_batch_seqs, "sequences per optimizer step")->check(CLI::Range(1.0, 1e12));
     for (const DegreeField& d : kDegreeFields) c->add_option("--" + std::string(d.key), f->plan.*d.value, d.help)->check(CLI::PositiveNumber);
     c->add_option("--etp", f->plan.etp, "tensor parallelism inside experts: 1, or tp (default)")->check(CLI::PositiveNumber);
+    c->add_flag("--fold-experts", f->plan.fold_experts, "expert ranks as Megatron-Core carves them: tensor (with --etp 1), then context, then data ranks");
     c->add_option("--vpp", f->plan.vpp, "virtual pipeline stages per rank (interleaved 1F1B)")->check(CLI::PositiveNumber);
     c->add_option("--zero", f->zero, "ZeRO stage 0-3 (default: 3 with --fsdp, else 1)")->check(CLI::Range(0, 3));
     c->add_option("--reshard-after-forward", f->reshard, "on: gather fsdp-sharded weights again for the backward pass (default); off: keep them")
@@ -91,6 +92,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         for (const DegreeField& d : kDegreeFields)
             if (given(("--" + std::string(d.key)).c_str())) p.*d.value = f->plan.*d.value;
         if (given("--etp")) p.etp = f->plan.etp;
+        if (given("--fold-experts")) p.fold_experts = true;
         if (given("--vpp")) p.vpp = f->plan.vpp;
         if (given("--zero")) p.zero = f->zero;
         if (given("--reshard-after-forward")) p.reshard_after_forward = f->reshard == "on";

@@ -276,6 +276,10 @@ void check_training_plan(const ModelSpec& m, const TrainingPlan& plan) {
         if (total != m.n_layers)
             throw InputError("plan", "stage_layers", "the stages hold " + std::to_string(total) + " layers, not the model's " +
                                                          std::to_string(m.n_layers));
+        // Interleaving gives each rank vpp chunks: every chunk needs a layer.
+        if (d(*std::min_element(plan.stage_layers.begin(), plan.stage_layers.end())) < plan.virtual_stages)
+            throw InputError("plan", "stage_layers", "a stage holds fewer layers than its " +
+                                                         std::to_string(static_cast<long long>(plan.virtual_stages)) + " virtual stages");
     } else if (std::fmod(d(m.n_layers), pp * plan.virtual_stages) != 0.0)
         throw InputError("plan", plan.pipeline_axis, std::to_string(m.n_layers) + " layers do not split into " +
                                                          std::to_string(static_cast<long long>(pp * plan.virtual_stages)) +

@@ -59,6 +59,10 @@ inline constexpr std::array<DegreeField, 6> kDegreeFields = {{
 
 struct Plan : Degrees {
     std::int64_t etp = 0;  // tensor parallelism inside experts: 0 means as tp, 1 means experts whole
+    // Expert ranks as Megatron-Core carves them (and run records define them): ep takes the
+    // innermost ranks of a stage, the tensor ranks where etp is 1, then context, then data; false:
+    // ep is carved from the data-parallel replicas alone.
+    bool fold_experts = false;
     std::int64_t vpp = 1;
     std::vector<std::int64_t> stage_layers;  // an uneven pipeline split (empty: even)
     bool sequence_parallel = false;

@@ -67,6 +67,7 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
     for (const DegreeField& d : kDegreeFields)
         if (const auto given = plan.optional_positive_int(d.key)) p.*d.value = *given;
     p.etp = plan.optional_positive_int("etp").value_or(0);
+    p.fold_experts = plan.boolean("fold_experts", false);
     p.vpp = plan.optional_positive_int("vpp").value_or(1);
     if (plan.has("stage_layers")) p.stage_layers = plan.positive_int_list("stage_layers");
     else plan.allow("stage_layers");

@@ -31,8 +31,14 @@ std::string default_strategy_name(const Plan& p) {
 }
 
 std::vector<std::int64_t> balanced_stage_layers(std::int64_t layers, std::int64_t stages) {
-    std::vector<std::int64_t> split(static_cast<std::size_t>(stages), layers / stages);
-    for (std::int64_t i = 0; i < layers % stages; ++i) ++split[static_cast<std::size_t>(i)];
+    // The stages left a layer short are the outermost (first, last, second, second-to-last ...),
+    // which also hold the embedding and the loss, as Megatron-Core's uneven splits make them.
+    std::vector<std::int64_t> split(static_cast<std::size_t>(stages), layers / stages + 1);
+    const std::int64_t lighter = layers % stages == 0 ? stages : stages - layers % stages;
+    for (std::int64_t i = 0; i < lighter; ++i) {
+        const std::int64_t stage = i % 2 == 0 ? i / 2 : stages - 1 - i / 2;
+        --split[static_cast<std::size_t>(stage)];
+    }
     return split;
 }
 
@@ -65,21 +71,42 @@ TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global
         throw InputError(origin, "dp", "dp x tp x pp x cp = " + text(dp * model_parallel) + " but there are " +
                                            text(chips) + " chips");
     if (dp % p.fsdp != 0) throw InputError(origin, "fsdp", "fsdp " + text(p.fsdp) + " does not divide dp " + text(dp));
-    if ((dp / p.fsdp) % p.ep != 0)
-        throw InputError(origin, "ep", "ep " + text(p.ep) + " does not divide the " + text(dp / p.fsdp) +
-                                           " data-parallel replicas it is carved from");
     if (p.etp != 0 && p.etp != 1 && p.etp != p.tp)
         throw InputError(origin, "etp", "expert tensor parallelism must be 1 or equal to tp (" + text(p.tp) + ")");
+    // Folded, the expert ranks take whole tensor and context axes first; what is left comes from data.
+    std::int64_t ep_from_data = p.ep;
+    AxisList folded;
+    if (p.fold_experts && p.ep > 1) {
+        const auto fold = [&](PlanAxis axis, std::int64_t size) {
+            if (size == 1 || ep_from_data == 1) return;
+            if (ep_from_data % size != 0)
+                throw InputError(origin, "ep", "ep " + text(p.ep) + " would take part of the " + axis_name(axis) + " axis (" +
+                                                   text(size) + " ranks); only whole axes fold into expert parallelism");
+            ep_from_data /= size;
+            folded.push_back(axis_name(axis));
+        };
+        if (p.etp == 1 && p.tp > 1) {
+            if (!p.sequence_parallel)
+                throw InputError(origin, "sequence_parallel", "experts spread over the tensor ranks need each rank's own tokens (sequence parallelism)");
+            fold(PlanAxis::tensor, p.tp);
+        }
+        fold(PlanAxis::context, p.cp);
+    }
+    if ((dp / p.fsdp) % ep_from_data != 0)
+        throw InputError(origin, "ep", "ep " + text(p.ep) + " does not divide the " + text(dp / p.fsdp) +
+                                           " data-parallel replicas it is carved from" +
+                                           (folded.empty() ? "" : " (after " + text(p.ep / ep_from_data) + " from tensor and context)"));
     if (p.vpp > 1 && p.pp == 1) throw InputError(origin, "vpp", "virtual stages need pipeline parallelism (pp > 1)");
 
     TrainingPlan plan;
     Degrees degrees = p;
     degrees.dp = dp;
     plan.axes = degrees.axis_sizes();
+    plan.axes[axis_name(PlanAxis::expert)] = ep_from_data;
+    plan.axes[axis_name(PlanAxis::data)] = dp / p.fsdp / ep_from_data;
+    plan.expert_folded_axes = folded;
     plan.virtual_stages = static_cast<double>(p.vpp);
     plan.stage_layers = p.stage_layers;
-    if (!p.stage_layers.empty() && p.vpp > 1)
-        throw InputError(origin, "stage_layers", "an uneven split is given per pipeline rank; drop vpp");
     plan.schedule = p.vpp > 1 ? PipelineSchedule::interleaved : p.schedule;
     plan.recompute = p.recompute.modules;
     plan.recompute_policy = p.recompute.name;
@@ -121,6 +148,11 @@ TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::
     scenario.plan = make_training_plan(p, setup.chips, setup.global_batch_seqs, setup.model, setup.hardware.chip, origin);
     scenario.strategy = resolve_strategy(p.strategy.empty() ? default_strategy_name(p) : p.strategy, data_dir);
     apply_zero_stage(scenario.strategy, scenario.plan.zero_stage);
+    for (TensorSpec* experts : {&scenario.strategy.w_mlp_in, &scenario.strategy.w_mlp_out})
+        for (const std::string& axis : scenario.plan.expert_folded_axes) {
+            experts->on(LogicalDim::expert).push_back(axis);
+            std::erase(experts->on(LogicalDim::mlp), axis);  // an axis splits experts or their width, not both
+        }
     if (setup.cluster) {
         if (setup.cluster->chips() != setup.chips)
             throw InputError(origin, "chips", text(setup.chips) + " chips but the topology has " + text(setup.cluster->chips()));

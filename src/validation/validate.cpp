@@ -67,13 +67,20 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
         if (const auto entry = io::find_entry(list_stacks(data_dir), r.framework)) setup.stack = load_stack_file(entry->file);
     Plan& p = setup.plan;
     static_cast<Degrees&>(p) = r;
-    p.etp = r.etp.value_or(0);
+    // Unstated expert tensor parallelism: MoE parallel folding's 1 (Liu et al. 2025, arXiv 2504.14960;
+    // Megatron-MoE-ModelZoo sets --expert-tensor-parallel-size 1) where ep folds over whole tensor
+    // and context axes, else Megatron-Core's default, tp.
+    const std::int64_t after_tensor = r.ep % r.tp == 0 ? r.ep / r.tp : 0;
+    const bool folds_whole = after_tensor > 0 && (after_tensor == 1 || r.cp == 1 || after_tensor % r.cp == 0);
+    p.etp = r.etp.value_or(r.tp > 1 && r.sequence_parallel && folds_whole ? 1 : 0);
+    p.fold_experts = true;
     p.vpp = r.vpp.value_or(1);
     // Records do not say how layers that do not divide evenly were split: spread them as evenly
-    // as possible over the pipeline ranks (the largest stage sets the pace) and drop interleaving.
+    // as possible over the pipeline ranks (the largest stage sets the pace), interleaved where
+    // every rank still has a layer per virtual stage.
     if (r.layers % (r.pp * p.vpp) != 0) {
-        p.vpp = 1;
-        if (r.layers % r.pp != 0) p.stage_layers = balanced_stage_layers(r.layers, r.pp);
+        if (r.layers < r.pp * p.vpp) p.vpp = 1;
+        if (r.layers % (r.pp * p.vpp) != 0) p.stage_layers = balanced_stage_layers(r.layers, r.pp);
     }
     p.sequence_parallel = r.sequence_parallel;
     p.zero = r.zero;

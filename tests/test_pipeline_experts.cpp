@@ -1,0 +1,147 @@
+// Layouts the run-record format defines: interleaved pipelines over layers that do not divide
+// evenly, and expert parallelism folded over the tensor and context ranks (Megatron-Core).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "hardware/catalog.hpp"
+#include "model/model_catalog.hpp"
+#include "scenario/training_setup.hpp"
+#include "test_support.hpp"
+#include "validation/run_record.hpp"
+#include "validation/validate.hpp"
+
+using namespace ridgeline;
+
+namespace {
+
+double component_s(const TrainingReport& report, const std::string& name) {
+    for (const StepComponent& c : report.components)
+        if (c.name == name) return c.time_s;
+    FAIL("no component " << name);
+    return 0;
+}
+
+TrainingSetup llama405b_pp8(std::int64_t vpp) {
+    TrainingSetup setup;
+    setup.model = resolve_model("llama3-405b", test::source_dir());
+    setup.hardware = resolve_hardware("dgx-h100", test::source_dir());
+    setup.chips = 64;
+    setup.seq_len = 8192;
+    setup.global_batch_seqs = 32;
+    setup.plan.tp = 8;
+    setup.plan.pp = 8;
+    setup.plan.vpp = vpp;
+    setup.plan.sequence_parallel = true;
+    setup.plan.stage_layers = balanced_stage_layers(126, 8);
+    return setup;
+}
+
+TrainingSetup qwen3_moe(std::int64_t tp, std::int64_t cp, std::int64_t ep, std::int64_t etp) {
+    TrainingSetup setup;
+    setup.model = resolve_model("qwen3-235b-a22b", test::source_dir());
+    setup.hardware = resolve_hardware("dgx-h100", test::source_dir());
+    setup.chips = 256;
+    setup.seq_len = 4096;
+    setup.global_batch_seqs = 2048;
+    setup.plan.tp = tp;
+    setup.plan.cp = cp;
+    setup.plan.pp = 8;
+    setup.plan.ep = ep;
+    setup.plan.etp = etp;
+    setup.plan.sequence_parallel = true;
+    setup.plan.fold_experts = true;
+    setup.plan.stage_layers = balanced_stage_layers(94, 8);
+    return setup;
+}
+
+const DerivedCollective& dispatch(const LayerWork& work) {
+    const auto it = std::find_if(work.collectives.begin(), work.collectives.end(),
+                                 [](const DerivedCollective& c) { return c.what == "experts: all-to-all dispatch"; });
+    REQUIRE(it != work.collectives.end());
+    return *it;
+}
+
+}  // namespace
+
+TEST_CASE("an uneven split leaves the first and last stages a layer short, as Megatron-Core's does") {
+    CHECK(balanced_stage_layers(126, 8) == std::vector<std::int64_t>{15, 16, 16, 16, 16, 16, 16, 15});
+    CHECK(balanced_stage_layers(94, 8) == std::vector<std::int64_t>{11, 12, 12, 12, 12, 12, 12, 11});
+    CHECK(balanced_stage_layers(30, 4) == std::vector<std::int64_t>{7, 8, 8, 7});
+    CHECK(balanced_stage_layers(13, 4) == std::vector<std::int64_t>{3, 3, 4, 3});
+    CHECK(balanced_stage_layers(32, 4) == std::vector<std::int64_t>{8, 8, 8, 8});
+}
+
+TEST_CASE("LLaMA-3 405B's 126 layers at pp 8 interleave 8 ways: the bubble is (pp - 1) / vpp stage-chunks, 8x smaller") {
+    const TrainingReport one = simulate_training(build_training_scenario(llama405b_pp8(1), test::source_dir(), "test"));
+    const TrainingReport eight = simulate_training(build_training_scenario(llama405b_pp8(8), test::source_dir(), "test"));
+    const double bubble_one = component_s(one, "pipeline bubble"), bubble_eight = component_s(eight, "pipeline bubble");
+    CHECK(bubble_one / bubble_eight == doctest::Approx(8.0));
+    // 32 micro-batches: 7 / (32 + 7) of the step without interleaving, 7/8 / (32 + 7/8) with it.
+    CHECK(bubble_one / one.step_time_s == doctest::Approx(7.0 / 39.0).epsilon(0.02));
+    CHECK(bubble_eight / eight.step_time_s == doctest::Approx(0.875 / 32.875).epsilon(0.02));
+    // Every virtual stage needs a layer: 16 chunks of a 15-layer stage do not exist.
+    TrainingSetup too_many = llama405b_pp8(16);
+    CHECK_THROWS_AS((void)build_training_scenario(too_many, test::source_dir(), "test"), InputError);
+}
+
+TEST_CASE("folded expert parallelism: ep 32 over tensor 2 and data 16, each rank holding 4 of 128 experts") {
+    const TrainingScenario scenario = build_training_scenario(qwen3_moe(2, 1, 32, 1), test::source_dir(), "test");
+    CHECK(scenario.plan.size(PlanAxis::expert) == 16);
+    CHECK(scenario.plan.size(PlanAxis::data) == 1);
+    const LayoutWork work = derive_layout_work(scenario);
+    const DerivedCollective& a2a = dispatch(work.moe);
+    CHECK(std::find(a2a.axes.begin(), a2a.axes.end(), "tensor") != a2a.axes.end());
+    CHECK(axes_size(a2a.axes, scenario.plan.axes) == 32);
+    const auto experts = std::find_if(work.moe.matmuls.begin(), work.moe.matmuls.end(),
+                                      [](const DerivedMatmul& m) { return m.name == "experts_in"; });
+    REQUIRE(experts != work.moe.matmuls.end());
+    CHECK(experts->instances == doctest::Approx(4.0));
+    // Whole experts on each rank (etp 1): gate and up of width 2 x 1536 over d_model 4096.
+    CHECK(experts->weight_elements == doctest::Approx(4.0 * 4096 * 2 * 1536));
+
+    // With experts split over tensor (etp = tp), ep folds over context first, then data.
+    const TrainingScenario context = build_training_scenario(qwen3_moe(4, 2, 8, 0), test::source_dir(), "test");
+    CHECK(context.plan.size(PlanAxis::expert) == 4);
+    const LayoutWork context_work = derive_layout_work(context);
+    const DerivedCollective& over_context = dispatch(context_work.moe);
+    CHECK(std::find(over_context.axes.begin(), over_context.axes.end(), "context") != over_context.axes.end());
+    CHECK(axes_size(over_context.axes, context.plan.axes) == 8);
+}
+
+TEST_CASE("folding that would take part of an axis, or tensor ranks without their own tokens, is refused naming the field") {
+    try {
+        (void)build_training_scenario(qwen3_moe(4, 1, 2, 1), test::source_dir(), "test");
+        FAIL("no error");
+    } catch (const InputError& e) {
+        CHECK(e.field() == "ep");
+        CHECK(std::string(e.what()).find("whole axes") != std::string::npos);
+    }
+    TrainingSetup no_sp = qwen3_moe(2, 1, 32, 1);
+    no_sp.plan.sequence_parallel = false;
+    try {
+        (void)build_training_scenario(no_sp, test::source_dir(), "test");
+        FAIL("no error");
+    } catch (const InputError& e) {
+        CHECK(e.field() == "sequence_parallel");
+    }
+}
+
+TEST_CASE("run records fold expert parallelism and keep interleaving over uneven stages") {
+    const auto records = load_run_records(test::data_file("runs/published-runs-dev.json"));
+    const auto find = [&](const std::string& id) {
+        const auto it = std::find_if(records.begin(), records.end(), [&](const RunRecord& r) { return r.id == id; });
+        REQUIRE(it != records.end());
+        return *it;
+    };
+    // 94 layers at pp 8, vpp 4: uneven stages, still interleaved.
+    const TrainingSetup cross = record_training_setup(find("moezoo-qwen3-235b-h100-crossnode-ep"), test::source_dir());
+    CHECK(cross.plan.vpp == 4);
+    CHECK(cross.plan.stage_layers == balanced_stage_layers(94, 8));
+    CHECK(cross.plan.fold_experts);
+    // etp unstated: 1 where ep 8 folds over tensor 4 and context 2 whole ...
+    CHECK(record_training_setup(find("moezoo-qwen3-235b-h100-longctx-32k"), test::source_dir()).plan.etp == 1);
+    // ... and tp where it would take half of the 4 context ranks.
+    CHECK(record_training_setup(find("moezoo-qwen3-235b-h100-longctx-64k"), test::source_dir()).plan.etp == 0);
+}
