@@ -143,3 +143,27 @@ TEST_CASE("each result names its bottleneck and bound") {
     CHECK(collective_cost(v5e, group_footprint(physical_mesh(v5e), {"y"}, "a"), CollectiveKind::all_gather, 1e9).bottleneck ==
           "ici y (wraparound)");
 }
+
+TEST_CASE("jobs on part of each scale-up domain: 256 GB200s as 4 NVL72 racks of 16 trays, never part of a DGX node") {
+    const Hardware nvl72 = resolve_hardware("nvl72", test::source_dir());
+    ClusterShape racks;
+    racks.chips = 256;
+    const Cluster four = build_cluster(nvl72, racks);
+    REQUIRE(four.dims.size() == 2);
+    CHECK(four.dims[0].extent == 64);
+    CHECK(four.dims[1].extent == 4);
+    CHECK(four.chips() == 256);
+    racks.domains = 8;  // given: 8 racks of 32
+    CHECK(build_cluster(nvl72, racks).dims[0].extent == 32);
+    ClusterShape uneven;
+    uneven.chips = 250;  // 4 racks would hold 62.5 each
+    CHECK_THROWS_AS((void)build_cluster(nvl72, uneven), InputError);
+    ClusterShape trays;
+    trays.chips = 216;  // 3 racks of 72
+    CHECK(build_cluster(nvl72, trays).dims[0].extent == 72);
+    trays.chips = 150;  // 3 racks of 50: not whole 4-GPU trays
+    CHECK_THROWS_AS((void)build_cluster(nvl72, trays), InputError);
+    ClusterShape nodes;  // a DGX node is one host: 12 GPUs are not 2 whole nodes
+    nodes.chips = 12;
+    CHECK_THROWS_AS((void)build_cluster(resolve_hardware("dgx-h100", test::source_dir()), nodes), InputError);
+}

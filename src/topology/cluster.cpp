@@ -168,6 +168,13 @@ Cluster build_cluster(const Hardware& hardware, const ClusterShape& shape) {
         if (!chip.nvlink) throw InputError(kRequest, "hardware", chip.name + " has no NVLink description for a switch domain");
         domain_chips = system.scale_up.domain_size;
         if (shape.chips > 0 && shape.chips < domain_chips && shape.domains <= 1) domain_chips = shape.chips;  // part of one node
+        if (shape.chips > domain_chips && shape.chips % domain_chips != 0) {
+            // Part of each domain (GB200 jobs of 64 GPUs, 16 trays, per NVL72 rack): the fewest
+            // domains that hold the chips, or those given, each with an equal share of whole hosts.
+            const std::int64_t spread = shape.domains > 0 ? shape.domains : (shape.chips + domain_chips - 1) / domain_chips;
+            const std::int64_t share = shape.chips / spread, host = std::max<std::int64_t>(system.chips_per_host, 1);
+            if (shape.chips % spread == 0 && share <= domain_chips && share % host == 0) domain_chips = share;
+        }
         if (!shape.torus_dims.empty())
             throw InputError(kRequest, "topology", system.name + " is a switched system; give nodes or chips");
         cluster.dims.push_back(

@@ -59,7 +59,7 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
     if (r.num_slices) setup.domains = *r.num_slices;
     else if (r.nvlink_domain && r.count >= *r.nvlink_domain && setup.hardware.system &&
              setup.hardware.system->scale_up.domain_size == *r.nvlink_domain)
-        setup.domains = r.count / *r.nvlink_domain;
+        setup.domains = (r.count + *r.nvlink_domain - 1) / *r.nvlink_domain;  // jobs may use part of each domain
     setup.seq_len = static_cast<double>(r.seq_len);
     setup.global_batch_seqs = static_cast<double>(*r.global_batch_seqs);
     // The stack the record's framework names (stacks list frameworks as aliases); others run the chip's default.
