@@ -75,7 +75,7 @@ BruteForce brute_force(const TrainSearchSpec& spec, const Hardware& hardware) {
             for (const auto cp : divisors(chips / tp / pp)) {
                 const std::int64_t dp = chips / tp / pp / cp;
                 for (const auto fsdp : divisors(dp)) {
-                    const bool layout_ok = m.n_heads % tp == 0 && m.n_kv_heads % tp == 0 && pp <= m.n_layers &&
+                    const bool layout_ok = m.n_heads % tp == 0 && (m.n_kv_heads % tp == 0 || tp % m.n_kv_heads == 0) && pp <= m.n_layers &&
                                            static_cast<std::int64_t>(spec.seq_len) % cp == 0 && batch % dp == 0;
                     const std::vector<std::int64_t> mbs = batch % dp == 0 ? divisors(batch / dp) : std::vector<std::int64_t>{1};
                     std::vector<int> zeros = fsdp > 1 ? std::vector<int>{3} : dp == 1 ? std::vector<int>{0} : std::vector<int>{0, 1, 2};

@@ -353,3 +353,42 @@ TEST_CASE("the output layer: logits over the vocabulary split with the MLP's hid
     const OutputWork fsdp = derive_output_work(small_model(), resolve_strategy("fsdp", test::source_dir()), {{"fsdp", 8}}, tokens);
     CHECK(fsdp.vocab_local == doctest::Approx(32000));
 }
+
+TEST_CASE("tensor parallelism above the KV heads replicates them: one head per rank, its gradients summed over the copies") {
+    // LLaMA-3 8B has 8 KV heads of 128; at tp 16 each pair of ranks holds copies of one.
+    const ModelSpec model = resolve_model("llama3-8b", test::source_dir());
+    const Strategy s = resolve_strategy("megatron-tp", test::source_dir());
+    const LayerWork work = derive_layer_work(model, s, {{"tensor", 16}}, {1, 4096, 2, 2, 2}, false);
+    const auto qkv = std::find_if(work.matmuls.begin(), work.matmuls.end(), [](const DerivedMatmul& m) { return m.name == "qkv"; });
+    REQUIRE(qkv != work.matmuls.end());
+    // 32 query heads / 16 = 2 of width 128, and one K and one V head of 128: 512 columns of d_model 4096.
+    CHECK(qkv->cols == 2 * 128 + 2 * 128);
+    CHECK(qkv->weight_elements == 4096.0 * 512);
+    CHECK(work.attention.kv_elements_per_token == 2 * 128);
+    const auto replicas = std::find_if(work.collectives.begin(), work.collectives.end(), [](const DerivedCollective& c) {
+        return c.what == "qkv: all-reduce gradients of replicated K/V heads";
+    });
+    REQUIRE(replicas != work.collectives.end());
+    CHECK(replicas->bytes == 4096.0 * 256 * 2);
+    CHECK(replicas->phase == CommPhase::gradient);
+    // Without replication (tp 8) no such reduction exists.
+    const LayerWork split = derive_layer_work(model, s, {{"tensor", 8}}, {1, 4096, 2, 2, 2}, false);
+    CHECK(std::none_of(split.collectives.begin(), split.collectives.end(),
+                       [](const DerivedCollective& c) { return c.what.find("replicated") != std::string::npos; }));
+
+    // train runs it; tp 12 neither divides nor is a multiple of 8 KV heads and is refused naming the axis.
+    TrainingSetup setup = setup_for("llama3-8b", "dgx-h100", 16);
+    setup.plan.tp = 16;
+    CHECK(simulate_training(build_training_scenario(setup, test::source_dir(), "test")).step_time_s > 0);
+    setup.chips = 12;
+    setup.global_batch_seqs = 12;
+    setup.plan.tp = 12;
+    setup.model.n_heads = 48;  // so that the query heads split 12 ways
+    setup.hardware = resolve_hardware("h100", test::source_dir());
+    try {
+        (void)simulate_training(build_training_scenario(setup, test::source_dir(), "test"));
+        FAIL("no error");
+    } catch (const InputError& e) {
+        CHECK(std::string(e.what()).find("KV heads") != std::string::npos);
+    }
+}

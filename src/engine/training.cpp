@@ -263,9 +263,9 @@ void check_training_plan(const ModelSpec& m, const TrainingPlan& plan) {
     if (std::fmod(d(m.n_heads), tp) != 0.0)
         throw InputError("plan", axis_name(PlanAxis::tensor), "tensor parallelism " + std::to_string(static_cast<long long>(tp)) +
                                                " does not divide the " + std::to_string(m.n_heads) + " query heads");
-    if (!m.mla && std::fmod(d(m.n_kv_heads), tp) != 0.0)
+    if (!m.kv_heads_fit_tensor(static_cast<std::int64_t>(tp)))
         throw InputError("plan", axis_name(PlanAxis::tensor), "tensor parallelism " + std::to_string(static_cast<long long>(tp)) +
-                                               " does not divide the " + std::to_string(m.n_kv_heads) + " KV heads");
+                                               " neither divides nor is a multiple of the " + std::to_string(m.n_kv_heads) + " KV heads");
     const double pp = axis(plan.pipeline_axis);
     if (!plan.stage_layers.empty()) {
         std::int64_t total = 0;

@@ -170,9 +170,9 @@ void check_serving_plan(const ModelSpec& m, const ChipSpec& chip, const Plan& pl
     if (m.n_heads % plan.tp != 0)
         throw InputError(kRequest, "tp", "tensor parallelism " + text(plan.tp) + " does not divide the " + text(m.n_heads) +
                                          " query heads of " + m.name);
-    if (!m.mla && m.n_kv_heads % plan.tp != 0)
-        throw InputError(kRequest, "tp", "tensor parallelism " + text(plan.tp) + " does not divide the " + text(m.n_kv_heads) +
-                                         " KV heads of " + m.name);
+    if (!m.kv_heads_fit_tensor(plan.tp))
+        throw InputError(kRequest, "tp", "tensor parallelism " + text(plan.tp) + " neither divides nor is a multiple of the " +
+                                         text(m.n_kv_heads) + " KV heads of " + m.name);
     if (m.n_layers % plan.pp != 0)
         throw InputError(kRequest, "pp", text(m.n_layers) + " layers do not split into " + text(plan.pp) + " pipeline stages");
     if (plan.ep > 1 && !m.moe) throw InputError(kRequest, "ep", m.name + " has no experts to spread (expert parallelism needs an MoE model)");
@@ -231,7 +231,7 @@ ServingReport simulate_serving(const ServingScenario& s) {
     const double routed = routed_expert_params(m);
     const double shared = count_params(m).total - routed;
     r.memory.weights_bytes = (shared / (tp * pp) + routed / (tp * pp * ep)) * bytes_per_element(s.plan.weights);
-    const double kv_split = m.mla ? 1.0 : tp;  // an MLA latent is not split by heads
+    const double kv_split = d(m.kv_head_split(s.plan.tp));  // an MLA latent is not split by heads; replicated heads not further
     r.kv_cache_bytes_per_sequence = kv_cache_bytes_per_sequence(m, s.input_len + s.output_len, s.plan.kv_cache);
     const double kv_per_seq = r.kv_cache_bytes_per_sequence / (kv_split * pp);
     r.memory.kv_cache_bytes = batch * kv_per_seq;

@@ -61,6 +61,11 @@ struct ModelSpec {
     std::optional<double> published_params;
     std::optional<double> published_active_params;
 
+    // Tensor parallelism splits the KV heads, or (above their count, as PaLM's multi-query attention
+    // and vLLM do) replicates them so that each rank holds one.
+    [[nodiscard]] bool kv_heads_fit_tensor(std::int64_t tp) const { return mla.has_value() || n_kv_heads % tp == 0 || tp % n_kv_heads == 0; }
+    // Ranks holding distinct KV heads: tp, or the head count when they are replicated.
+    [[nodiscard]] std::int64_t kv_head_split(std::int64_t tp) const { return mla ? 1 : (tp > n_kv_heads ? n_kv_heads : tp); }
     [[nodiscard]] std::int64_t moe_layers() const { return moe ? n_layers - moe->first_dense_layers : 0; }
     [[nodiscard]] std::int64_t dense_layers() const { return n_layers - moe_layers(); }
 };

@@ -163,8 +163,8 @@ void Search::check_fixed() const {
     if (f.dp && f.fsdp && *f.dp % *f.fsdp != 0) throw InputError(kRequest, "fsdp", "does not divide dp " + text(*f.dp));
     if (f.tp && m.n_heads % *f.tp != 0)
         throw InputError(kRequest, "tp", text(*f.tp) + " does not divide the model's " + text(m.n_heads) + " query heads");
-    if (f.tp && !m.mla && m.n_kv_heads % *f.tp != 0)
-        throw InputError(kRequest, "tp", text(*f.tp) + " does not divide the model's " + text(m.n_kv_heads) + " KV heads");
+    if (f.tp && !m.kv_heads_fit_tensor(*f.tp))
+        throw InputError(kRequest, "tp", text(*f.tp) + " neither divides nor is a multiple of the model's " + text(m.n_kv_heads) + " KV heads");
     if (f.pp && *f.pp > m.n_layers) throw InputError(kRequest, "pp", text(*f.pp) + " stages for " + text(m.n_layers) + " layers");
     if (f.ep && *f.ep > 1 && !m.moe) throw InputError(kRequest, "ep", "expert parallelism on a dense model");
     if (f.ep && m.moe && m.moe->n_experts % *f.ep != 0)
@@ -203,7 +203,7 @@ void Search::check_fixed() const {
 std::optional<Rejection> Search::reject_layout(const Degrees& g) const {
     const ModelSpec& m = spec_.model;
     if (m.n_heads % g.tp != 0) return Rejection::tensor_heads;
-    if (!m.mla && m.n_kv_heads % g.tp != 0) return Rejection::tensor_kv_heads;
+    if (!m.kv_heads_fit_tensor(g.tp)) return Rejection::tensor_kv_heads;
     if (m.moe && m.moe->n_experts % g.ep != 0) return Rejection::expert_count;
     if (g.pp > m.n_layers) return Rejection::pipeline_layers;
     if (std::fmod(spec_.seq_len, d(g.cp)) != 0.0) return Rejection::context_seq;

@@ -341,7 +341,10 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
     const double S = workload.seq_len, Dm = d(model.d_model), N = d(model.n_heads);
     const double qk_head = model.mla ? d(model.mla->qk_nope_head_dim + model.mla->qk_rope_head_dim) : d(model.head_dim);
     const double v_head = model.mla ? d(model.mla->v_head_dim) : d(model.head_dim);
-    const double kv_heads = model.mla ? N : d(model.n_kv_heads);
+    // Above the KV head count, tensor ranks each hold a copy of one KV head (as if there were that many).
+    const double head_ranks = c.size(s.w_qkv.on(D::heads));
+    const double kv_heads = model.mla ? N : std::max(d(model.n_kv_heads), head_ranks);
+    const double kv_replicas = model.mla ? 1.0 : kv_heads / d(model.n_kv_heads);
     const double out_width = N * v_head;
 
     const Tensor residual = make("residual", s.residual, {{D::batch, batch}, {D::seq, S}, {D::embed, Dm}});
@@ -355,6 +358,12 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
             c.projections = {N * qk_head / qkv_width, kv_heads * qk_head / qkv_width, kv_heads * v_head / qkv_width};
         derive_matmul(c, "qkv", residual, make("w_qkv", s.w_qkv, {{D::embed, Dm}, {D::heads, qkv_width}}), attn_in, D::embed, D::heads);
         c.projections = {1.0};
+        if (kv_replicas > 1) {
+            // The copies of a KV head learn one weight: their gradients are summed over the tensor ranks holding them.
+            const double local_kv_weights = Dm * (qk_head + v_head) * kv_heads / head_ranks / c.size(s.w_qkv.on(D::embed));
+            c.add("qkv: all-reduce gradients of replicated K/V heads", CollectiveKind::all_reduce, s.w_qkv.on(D::heads),
+                  local_kv_weights * workload.grad_bytes, CommPhase::gradient, CommRole::weights);
+        }
     }
 
     // Attention core on the local heads and queries; keys come from the whole sequence (causal:
