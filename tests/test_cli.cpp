@@ -302,7 +302,9 @@ TEST_CASE("train --json names its schema and carries the fields scripts need") {
 
 TEST_CASE("train refuses plans that do not fit the chips or the model") {
     expect_refusal("train --model llama3-8b --hardware h100 --chips 8 --dp 3", {"dp"});
-    expect_refusal("train --model llama3-70b --hardware dgx-h100 --chips 16 --tp 16", {"tensor", "KV heads"});
+    // Qwen2-7B: 28 query heads and 4 KV heads; 14 neither divides nor is a multiple of 4.
+    expect_refusal("train --model " + ridgeline::test::data_file("hf/qwen2-config.json").string() + " --hardware h100 --chips 14 --tp 14",
+                   {"tensor", "KV heads"});
     expect_refusal("train --model llama3-8b --hardware dgx-h100 --chips 24 --pp 5", {"tp x pp x cp"});
     expect_refusal("train --model llama3-8b --hardware dgx-h100 --chips 24 --pp 3", {"pipeline", "layers"});
     expect_refusal("train --model mixtral-8x7b --hardware dgx-h100 --chips 24 --ep 3", {"expert"});
@@ -479,7 +481,9 @@ TEST_CASE("serve: what does not fit is a report with fits false, bad plans and d
 
     expect_refusal("serve --model llama3-8b --hardware tpu-v5e --weights-dtype fp8 --input-len 128 --output-len 16", {"tpu-v5e", "fp8", "--weights-dtype"});
     expect_refusal("serve --model llama3-8b --hardware tpu-v5e --kv-dtype fp8 --input-len 128 --output-len 16", {"tpu-v5e", "fp8", "--kv-dtype"});
-    expect_refusal("serve --model llama3-70b --hardware h100 --chips 16 --tp 16 --input-len 128 --output-len 16", {"--tp", "KV heads"});
+    expect_refusal("serve --model " + ridgeline::test::data_file("hf/qwen2-config.json").string() +
+                       " --hardware h100 --chips 14 --tp 14 --input-len 128 --output-len 16",
+                   {"--tp", "KV heads"});
     expect_refusal("serve --model llama3-8b --hardware h100 --chips 8 --tp 3 --input-len 128 --output-len 16", {"--tp"});
     expect_refusal("serve --model llama3-8b --hardware h100 --chips 2 --ep 2 --input-len 128 --output-len 16", {"--ep"});
     expect_refusal("serve --model llama3-8b --hardware h100 --chips 2 --batch 3 --input-len 128 --output-len 16", {"--batch"});

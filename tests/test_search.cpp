@@ -324,8 +324,12 @@ TEST_CASE("fixed knobs restrict the space, contradicting ones are refused") {
     spec.fixed.vpp.reset();
     spec.fixed.tp = 3;  // does not divide 16 chips
     CHECK_THROWS_AS((void)search_training(spec), InputError);
-    spec.fixed.tp = 16;  // does not divide 8 KV heads
+    const ModelSpec model = spec.model;
+    spec.model.n_heads = 24;  // 24 query heads split 4 ways, 6 KV heads neither split 4 ways nor fit 4 copies
+    spec.model.n_kv_heads = 6;
+    spec.fixed.tp = 4;
     CHECK_THROWS_AS((void)search_training(spec), InputError);
+    spec.model = model;
     spec.fixed.tp.reset();
     spec.fixed.dp = 16;  // 16 replicas for 8 sequences
     spec.global_batch_seqs = 8;

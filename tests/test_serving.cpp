@@ -143,7 +143,9 @@ TEST_CASE("MoE decode reads the experts a batch actually touches") {
 
 TEST_CASE("plans that do not divide the model, and dtypes the chip lacks, are refused naming the flag") {
     expect_refusal(setup_for("llama3-8b", "h100", 3, 3, 1, 128, 16), "tp", {"query heads"});
-    expect_refusal(setup_for("llama3-70b", "h100", 16, 16, 1, 128, 16), "tp", {"KV heads"});
+    ServingSetup qwen2 = setup_for("llama3-8b", "h100", 14, 14, 1, 128, 16);
+    qwen2.model = load_hf_config(test::data_file("hf/qwen2-config.json"));  // 28 query heads, 4 KV heads
+    expect_refusal(qwen2, "tp", {"KV heads"});
     ServingSetup fp8 = setup_for("llama3-8b", "tpu-v5e", 1, 1, 1, 128, 16);
     fp8.plan.weights = Dtype::fp8;
     expect_refusal(fp8, "weights_dtype", {"tpu-v5e", "fp8"});

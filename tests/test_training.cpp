@@ -220,8 +220,9 @@ TEST_CASE("plans that do not divide the model or the batch are refused, naming t
     heads.plan.tp = 3;
     heads.global_batch_seqs = 2;
     refused(heads, "tensor", "query heads");
-    TrainingSetup kv = setup_for("llama3-70b", "dgx-h100", 16);
-    kv.plan.tp = 16;
+    TrainingSetup kv = setup_for("llama3-8b", "h100", 14);
+    kv.model = load_hf_config(test::data_file("hf/qwen2-config.json"));  // 28 query heads, 4 KV heads
+    kv.plan.tp = 14;
     refused(kv, "tensor", "KV heads");
     TrainingSetup layers = setup_for("llama3-8b", "h100", 3);
     layers.plan.pp = 3;
