@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/model_spec.hpp"
 #include "scenario/plan.hpp"
 
 namespace ridgeline {
@@ -18,6 +19,7 @@ struct RunRecord : Degrees {
     std::string id, kind, source_key, source_title, reliability;
     // model
     std::string model_name, attention;
+    std::optional<MlaSpec> mla;  // attention "mla": its low-rank shapes, where the record gives them
     std::int64_t layers = 0, d_model = 0, heads = 0, kv_heads = 0, head_dim = 0, d_ff = 0, vocab = 0;
     bool gated_mlp = true;
     std::optional<bool> tied_embeddings;

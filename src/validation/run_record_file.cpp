@@ -125,6 +125,19 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
         r.tied_embeddings = m.flag_or_null("tied_embeddings");
         r.attention = m.choice("attention", {"mha", "gqa", "mqa", "mla"});
         if (r.kv_heads > r.heads) m.fail("kv_heads", std::to_string(r.kv_heads) + " key/value heads exceed the " + std::to_string(r.heads) + " query heads");
+        // Optional (this project's extension of the format): MLA's low-rank shapes.
+        if (m.has("mla") && !m.is_null("mla")) {
+            if (r.attention != "mla") m.fail("mla", "given for attention \"" + r.attention + "\"");
+            Fields a = m.object("mla");
+            MlaSpec mla;
+            mla.q_lora_rank = a.count("q_lora_rank", 0);
+            mla.kv_lora_rank = a.count("kv_lora_rank");
+            mla.qk_nope_head_dim = a.count("qk_nope_head_dim");
+            mla.qk_rope_head_dim = a.count("qk_rope_head_dim");
+            mla.v_head_dim = a.count("v_head_dim");
+            a.finish();
+            r.mla = mla;
+        }
         if (!m.is_null("moe")) {
             Fields e = m.object("moe");
             RunRecordMoe moe;

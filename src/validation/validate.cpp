@@ -36,9 +36,11 @@ ModelSpec record_model(const RunRecord& r) {
     m.n_layers = r.layers;
     m.d_model = r.d_model;
     m.n_heads = r.heads;
-    // MLA's low-rank shapes are only in the notes: modelled as full attention of the same heads.
+    // MLA from its low-rank shapes; a record without them is modelled as full attention of the same heads.
     m.n_kv_heads = r.attention == "mla" ? r.heads : r.kv_heads;
     m.head_dim = r.head_dim;
+    m.mla = r.mla;
+    if (r.attention == "mla" && !r.mla) m.description += " (MLA shapes not given: modelled as multi-head attention)";
     m.d_ff = r.d_ff;
     m.vocab_size = r.vocab;
     m.mlp = r.gated_mlp ? MlpKind::gated : MlpKind::plain;
