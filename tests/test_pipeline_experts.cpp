@@ -145,3 +145,48 @@ TEST_CASE("run records fold expert parallelism and keep interleaving over uneven
     // ... and tp where it would take half of the 4 context ranks.
     CHECK(record_training_setup(find("moezoo-qwen3-235b-h100-longctx-64k"), test::source_dir()).plan.etp == 0);
 }
+
+TEST_CASE("zero-bubble and DualPipe bubbles follow DeepSeek-V3's Table 2: (pp-1)(F+B-2W) and (pp/2-1)(F&B+B-3W)") {
+    LayoutCosts l;
+    l.matmul_fwd_s = 1.0;  // F = 1 per micro-batch on the stage
+    l.matmul_bwd_s = 2.0;  // B = 2, of which W (the weight gradients) = 1
+    l.pipeline_size = 8;
+    l.local_params = 1e9;
+    l.saved_bytes_per_layer[0] = 1e6;  // the layer input
+    StepKnobs k;
+    k.microbatches = 16;
+    const auto bubble = [&](PipelineSchedule schedule) {
+        k.schedule = schedule;
+        StepParts parts{};
+        (void)estimate_step_time(l, k, parts);
+        return parts[static_cast<std::size_t>(StepPart::bubble)];
+    };
+    CHECK(bubble(PipelineSchedule::one_f_one_b) == doctest::Approx(7.0 * 3.0));
+    CHECK(bubble(PipelineSchedule::zero_bubble) == doctest::Approx(7.0 * (3.0 - 2.0 * 1.0)));
+    CHECK(bubble(PipelineSchedule::dualpipe) == doctest::Approx((8.0 / 2 - 1) * (3.0 + 2.0 - 3.0 * 1.0)));
+    // Memory: DualPipe keeps two stages' parameters and one micro-batch more in flight.
+    k.schedule = PipelineSchedule::one_f_one_b;
+    const MemoryBreakdown one = estimate_memory(l, k);
+    k.schedule = PipelineSchedule::dualpipe;
+    const MemoryBreakdown dual = estimate_memory(l, k);
+    CHECK(dual.parameters_bytes == 2 * one.parameters_bytes);
+    CHECK(dual.activations_bytes / one.activations_bytes == doctest::Approx(9.0 / 8.0));
+    k.schedule = PipelineSchedule::zero_bubble;
+    CHECK(estimate_memory(l, k).total_bytes() == one.total_bytes());
+}
+
+TEST_CASE("DualPipe needs an even pipeline") {
+    TrainingSetup setup = llama405b_pp8(1);
+    setup.plan.schedule = PipelineSchedule::dualpipe;
+    CHECK(simulate_training(build_training_scenario(setup, test::source_dir(), "test")).step_time_s > 0);
+    setup.chips = 56;
+    setup.global_batch_seqs = 28;
+    setup.plan.pp = 7;
+    setup.plan.stage_layers = balanced_stage_layers(126, 7);
+    try {
+        (void)build_training_scenario(setup, test::source_dir(), "test");
+        FAIL("no error");
+    } catch (const InputError& e) {
+        CHECK(e.field() == "schedule");
+    }
+}

@@ -19,6 +19,8 @@ double in_flight_microbatches(const LayoutCosts& l, const StepKnobs& k) {
         case PipelineSchedule::gpipe: return k.microbatches;
         case PipelineSchedule::one_f_one_b: return std::min(k.microbatches, pp);
         case PipelineSchedule::interleaved: return std::min(k.microbatches, pp) * (1.0 + (pp - 1.0) / (pp * k.virtual_stages));
+        case PipelineSchedule::zero_bubble: return std::min(k.microbatches, pp);
+        case PipelineSchedule::dualpipe: return std::min(k.microbatches, pp + 1.0);
     }
     return k.microbatches;
 }
@@ -55,9 +57,11 @@ MemoryBreakdown estimate_memory(const LayoutCosts& l, const StepKnobs& k) {
     MemoryBreakdown m;
     const double gradient_shards = k.zero_stage >= 2 ? l.optimizer_shard_size : 1.0;
     const TrainingPrecision& p = l.precision;
-    m.parameters_bytes = l.local_params * p.param_bytes;
-    m.gradients_bytes = l.local_params * p.grad_bytes / gradient_shards;
-    m.optimizer_bytes = k.offload_optimizer ? 0.0 : l.local_params * (p.master_bytes + p.optimizer_bytes) / optimizer_shards(l, k);
+    // DualPipe runs the pipeline from both ends: each rank holds two stages' parameters and their state.
+    const double params = l.local_params * (k.schedule == PipelineSchedule::dualpipe ? 2.0 : 1.0);
+    m.parameters_bytes = params * p.param_bytes;
+    m.gradients_bytes = params * p.grad_bytes / gradient_shards;
+    m.optimizer_bytes = k.offload_optimizer ? 0.0 : params * (p.master_bytes + p.optimizer_bytes) / optimizer_shards(l, k);
     m.activations_bytes = activation_bytes_per_layer(l, k.recompute) * l.layers_per_stage * in_flight_microbatches(l, k);
     m.buffers_bytes = l.logits_buffer_bytes + l.gathered_weight_bytes;
     return m;
@@ -83,8 +87,14 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     const double stage_bwd = layers * (compute_bwd + recompute);
     const double stage_comm = layers * (tp_exposed + cp_exposed + l.expert_comm_s + fsdp_exposed);
     const double per_microbatch = stage_fwd + stage_bwd + stage_comm + l.logits_s;
-    const double bubble_chunks = k.schedule == PipelineSchedule::interleaved ? (l.pipeline_size - 1.0) / k.virtual_stages
-                                                                             : l.pipeline_size - 1.0;
+    // Idle time of the pipeline, in the terms of DeepSeek-V3's Table 2: F + B per micro-batch, W the
+    // weight-gradient GEMMs (half the backward GEMMs) that zero-bubble schedules move into the bubble.
+    const double pp = l.pipeline_size, weight_grads = layers * matmul_bwd / 2.0;
+    double bubble = (pp - 1.0) * per_microbatch;
+    if (k.schedule == PipelineSchedule::interleaved) bubble /= k.virtual_stages;
+    if (k.schedule == PipelineSchedule::zero_bubble) bubble = (pp - 1.0) * std::max(0.0, per_microbatch - 2.0 * weight_grads);
+    if (k.schedule == PipelineSchedule::dualpipe)
+        bubble = std::max(0.0, pp / 2.0 - 1.0) * std::max(0.0, per_microbatch + layers * (compute_bwd + recompute) - 3.0 * weight_grads);
 
     // Once per step: gradient reduction under the last backward pass, weight gathers under the next forward.
     const double step_comm = exposed(layers * l.gradient_comm_s, stage_bwd, k.overlap_data_parallel) +
@@ -103,7 +113,7 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     parts[index(StepPart::context_comm)] = m * layers * cp_exposed;
     parts[index(StepPart::expert_comm)] = m * layers * l.expert_comm_s;
     parts[index(StepPart::weight_gathers)] = m * layers * fsdp_exposed;
-    parts[index(StepPart::bubble)] = bubble_chunks * per_microbatch;
+    parts[index(StepPart::bubble)] = bubble;
     parts[index(StepPart::pipeline_sends)] = m * l.pipeline_send_s;
     parts[index(StepPart::gradient_sync)] = step_comm;
     parts[index(StepPart::optimizer)] = optimizer_s;

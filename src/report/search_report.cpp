@@ -15,7 +15,7 @@ namespace ridgeline::report {
 namespace {
 
 const char* schedule_name(PipelineSchedule s) {
-    static constexpr const char* kNames[] = {"gpipe", "1f1b", "interleaved"};  // in PipelineSchedule's order
+    static constexpr const char* kNames[] = {"gpipe", "1f1b", "interleaved", "zb1p", "dualpipe"};  // in PipelineSchedule's order
     return kNames[static_cast<std::size_t>(s)];
 }
 

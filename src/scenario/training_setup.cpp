@@ -14,6 +14,8 @@ std::optional<PipelineSchedule> parse_schedule(const std::string& text) {
     if (text == "gpipe") return PipelineSchedule::gpipe;
     if (text == "1f1b") return PipelineSchedule::one_f_one_b;
     if (text == "interleaved") return PipelineSchedule::interleaved;
+    if (text == "zb1p") return PipelineSchedule::zero_bubble;
+    if (text == "dualpipe") return PipelineSchedule::dualpipe;
     return std::nullopt;
 }
 
@@ -108,6 +110,8 @@ TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global
     plan.virtual_stages = static_cast<double>(p.vpp);
     plan.stage_layers = p.stage_layers;
     plan.schedule = p.vpp > 1 ? PipelineSchedule::interleaved : p.schedule;
+    if (plan.schedule == PipelineSchedule::dualpipe && (p.pp < 2 || p.pp % 2 != 0))
+        throw InputError(origin, "schedule", "DualPipe pairs the pipeline's ranks from both ends: pp must be even, found " + text(p.pp));
     plan.recompute = p.recompute.modules;
     plan.recompute_policy = p.recompute.name;
     plan.zero_stage = p.zero.value_or(p.fsdp > 1 ? 3 : 1);

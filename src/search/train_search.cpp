@@ -251,6 +251,9 @@ LayoutOptions Search::options(const Degrees& g) const {
     } else {
         for (const PipelineSchedule s : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b})
             if ((!f.schedule || *f.schedule == s) && (!f.vpp || *f.vpp == 1)) o.schedules.push_back({s, 1});
+        // Zero-bubble and DualPipe need their stack's support: searched only when asked for.
+        if (f.schedule && *f.schedule == PipelineSchedule::zero_bubble) o.schedules.push_back({PipelineSchedule::zero_bubble, 1});
+        if (f.schedule && *f.schedule == PipelineSchedule::dualpipe && g.pp % 2 == 0) o.schedules.push_back({PipelineSchedule::dualpipe, 1});
         if (!o.uneven_pipeline && (!f.schedule || *f.schedule == PipelineSchedule::interleaved))
             for (const std::int64_t v : divisors(m.n_layers / g.pp))
                 if (v > 1 && (!f.vpp || *f.vpp == v)) o.schedules.push_back({PipelineSchedule::interleaved, v});
