@@ -28,8 +28,8 @@ struct TrainingPlan : StepKnobs {
     bool reshard_after_forward = true;  // gather fsdp-sharded weights again for the backward pass
     Dtype compute = Dtype::bf16;        // matmul arithmetic (fp8: GEMMs only)
     std::string pipeline_axis = axis_name(PlanAxis::pipeline);
-    std::string recompute_policy = "none";
-    AxisList expert_folded_axes;  // tensor and context axes the expert ranks span besides the expert axis  // the name of the policy whose modules `recompute` holds
+    std::string recompute_policy = "none";  // the name of the policy whose modules `recompute` holds
+    AxisList expert_folded_axes;  // tensor and context axes the expert ranks span besides the expert axis
     // An axis's size (1 where the plan does not have it).
     [[nodiscard]] double size(const std::string& axis) const {
         const auto it = axes.find(axis);
