@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "model/recompute_catalog.hpp"
 #include "hardware/catalog.hpp"
 #include "model/model_catalog.hpp"
 #include "search/train_search.hpp"
@@ -48,6 +49,7 @@ void run(const Case& c, const std::filesystem::path& data_dir) {
     spec.seq_len = c.seq_len;
     spec.global_batch_seqs = c.global_batch_seqs;
     spec.stack = default_stack(hardware.chip, false, data_dir);
+    spec.fixed.recompute_policies = recompute_policies(data_dir, true);  // what `search train` tries
     spec.top_k = 400;  // the baseline re-evaluates these
     for (const auto& name : strategies_needed(spec.fixed)) spec.strategies[name] = resolve_strategy(name, data_dir);
 
