@@ -300,6 +300,13 @@ TEST_CASE("train --json names its schema and carries the fields scripts need") {
     CHECK(doc["mfu"].get<double>() < 1.0);
 }
 
+TEST_CASE("train and search train assume no model or hardware: each missing one is named") {
+    expect_refusal("train --chips 8", {"--model", "required"});
+    expect_refusal("train --model llama3-8b --chips 8", {"--hardware", "required"});
+    expect_refusal("search train --model llama3-8b --chips 8", {"--hardware", "required"});
+    expect_refusal("search train --hardware h100 --chips 8", {"--model"});
+}
+
 TEST_CASE("train refuses plans that do not fit the chips or the model") {
     expect_refusal("train --model llama3-8b --hardware h100 --chips 8 --dp 3", {"dp"});
     // Qwen2-7B: 28 query heads and 4 KV heads; 14 neither divides nor is a multiple of 4.

@@ -18,7 +18,7 @@ namespace ridgeline::cli {
 namespace {
 
 struct Flags {
-    std::string model = "llama3-70b", hardware = "tpu-v5p", chips, topology, objective = "time";
+    std::string model, hardware, chips, topology, objective = "time";
     std::int64_t nodes = 0;
     double seq_len = 8192, global_batch_tokens = 0, global_batch_seqs = 0, train_tokens = 1e12;
     std::size_t top = 5;
@@ -68,8 +68,8 @@ SearchConstraints constraints(const Flags& f, const CLI::App* c) {
 void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     auto f = std::make_shared<Flags>();
     CLI::App* c = search.add_subcommand("train", "every training plan of a model on a cluster: the best, the Pareto front, and why the rest lost");
-    c->add_option("--model", f->model, "model name, model file or HF config.json")->capture_default_str();
-    c->add_option("--hardware", f->hardware, "system or chip")->capture_default_str();
+    c->add_option("--model", f->model, "model name, model file or HF config.json")->required();
+    c->add_option("--hardware", f->hardware, "system or chip (required unless --topology gives it)");
     c->add_option("--chips", f->chips, "chips, or a range such as 256..8192 (each power of two)")->required();
     c->add_option("--topology", f->topology, "a custom topology file (ridgeline.topology/1) instead of --hardware");
     c->add_option("--nodes", f->nodes, "scale-out domains (DGX nodes, TPU slices); default derived");
@@ -106,13 +106,17 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         spec.fixed.recompute_policies = f->recompute.empty()
                                             ? recompute_policies(options.data_dir, true)
                                             : std::vector<RecomputePolicy>{resolve_recompute(f->recompute, options.data_dir, kRequest, "recompute")};
+        if (f->hardware.empty() && f->topology.empty())
+            throw InputError("--hardware", "", "required (a system or chip such as dgx-h100 or tpu-v5p), or give --topology");
         spec.model = resolve_model(f->model, options.data_dir);
-        Hardware hardware = resolve_hardware(f->hardware, options.data_dir);
+        Hardware hardware;
         std::optional<Cluster> custom;
         if (!f->topology.empty()) {
             CustomTopology topology = load_topology_file(f->topology, options.data_dir);
             hardware = topology.hardware;
             custom = topology.cluster;
+        } else {
+            hardware = resolve_hardware(f->hardware, options.data_dir);
         }
         spec.chip = hardware.chip;
         spec.stack = f->stack.empty() ? default_stack(hardware.chip, false, options.data_dir) : resolve_stack(f->stack, options.data_dir);

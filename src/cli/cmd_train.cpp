@@ -16,7 +16,7 @@ namespace ridgeline::cli {
 
 void add_train_command(CLI::App& app, const GlobalOptions& options) {
     struct Flags {
-        std::string model = "llama3-70b", hardware = "tpu-v5p";
+        std::string model, hardware;
         std::int64_t chips = 0, nodes = 0;
         double seq_len = 8192, global_batch_tokens = 0, global_batch_seqs = 0, train_tokens = 0;
         Plan plan;
@@ -29,8 +29,8 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = app.add_subcommand("train", "step time, MFU, memory per chip and the bound of each part of a training step");
-    c->add_option("--model", f->model, "model name, model file or HF config.json")->capture_default_str();
-    c->add_option("--hardware", f->hardware, "system or chip")->capture_default_str();
+    c->add_option("--model", f->model, "model name, model file or HF config.json (required unless --scenario names it)");
+    c->add_option("--hardware", f->hardware, "system or chip (required unless --scenario or --topology gives it)");
     c->add_option("--scenario", f->scenario, "a job file (ridgeline.scenario/1); flags given as well override its fields");
     c->add_option("--chips", f->chips, "chips in the job")->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
     c->add_option("--topology", f->topology, "a custom topology file (ridgeline.topology/1): its chip and cluster replace --hardware");
@@ -78,8 +78,12 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
             setup.plan.precision = *parse_dtype(f->precision);
             setup.plan.overlap = !f->no_overlap;
         }
-        if (f->scenario.empty() || given("--model")) setup.model = resolve_model(f->model, options.data_dir);
-        if (f->scenario.empty() || given("--hardware")) setup.hardware = resolve_hardware(f->hardware, options.data_dir);
+        // Nothing is assumed: the model and the hardware come from flags, the scenario or the topology.
+        if (f->scenario.empty() && !given("--model")) throw InputError("--model", "", "required (a model name, model file or HF config.json), or give --scenario");
+        if (f->scenario.empty() && !given("--hardware") && !given("--topology"))
+            throw InputError("--hardware", "", "required (a system or chip such as dgx-h100 or tpu-v5p), or give --scenario or --topology");
+        if (given("--model")) setup.model = resolve_model(f->model, options.data_dir);
+        if (given("--hardware")) setup.hardware = resolve_hardware(f->hardware, options.data_dir);
         if (given("--chips")) setup.chips = f->chips;
         if (given("--topology")) {
             CustomTopology custom = load_topology_file(f->topology, options.data_dir);
