@@ -123,6 +123,8 @@ def main():
         ("scenario-chips-zero.json", [("chips", 0)], "chips"),
         ("scenario-seq-negative.json", [("seq_len", -2048)], "seq_len"),
         ("scenario-tp-does-not-divide.json", [("plan.tp", 3)], "tp"),
+        ("scenario-recompute-unknown.json", [("plan.recompute", "everything")], "plan.recompute"),
+        ("scenario-dualpipe-no-pipeline.json", [("plan.schedule", "dualpipe")], "schedule"),
     ]:
         case(name, scenario, edits, "train --scenario {file}", [field])
 

@@ -252,3 +252,12 @@ TEST_CASE("published serving runs are predicted within the stated tolerance") {
     }
     CHECK(v.serve.median_abs_error <= 0.15);
 }
+
+TEST_CASE("serving above the KV heads: tp 16 over LLaMA-3 8B's 8 KV heads splits the cache only 8 ways") {
+    const ServingReport tp8 = serve(setup_for("llama3-8b", "dgx-h100", 8, 8, 4, 4096, 128));
+    const ServingReport tp16 = serve(setup_for("llama3-8b", "dgx-h100", 16, 16, 4, 4096, 128));
+    // 4 sequences x 4,224 tokens x 32 layers x 2 (K, V) x 8 heads x 128 x 2 bytes, over 8 distinct heads.
+    const double per_head_split = 4.0 * 4224 * 32 * 2 * 8 * 128 * 2 / 8;
+    CHECK(tp8.memory.kv_cache_bytes == doctest::Approx(per_head_split));
+    CHECK(tp16.memory.kv_cache_bytes == doctest::Approx(per_head_split));
+}
