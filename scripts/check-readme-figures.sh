@@ -4,15 +4,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-line=$(bash scripts/readme-figures.sh "$build" | grep '^training, dev set:')
-python3 - "$line" <<'PY'
+figures=$(bash scripts/readme-figures.sh "$build")
+line=$(grep '^training, dev set:' <<<"$figures")
+moe=$(grep -A2 '^MoE training records:' <<<"$figures")
+python3 - "$line" "$moe" <<'PY'
 import re, sys
 match = re.search(r"(\d+) records, median \|error\| ([\d.]+)%, p90 ([\d.]+)%", sys.argv[1])
 if not match:
     sys.exit("readme-figures.sh printed no dev-set line: " + sys.argv[1])
 records, median, p90 = match.groups()
-readme = open("README.md").read()
+readme = " ".join(open("README.md").read().split())  # line breaks are the editor's
 quoted = ["(%s modelled records of" % records, "median absolute error of %s%%" % median, "90th percentile of %s%%" % p90]
+moe = re.search(r"(\d+) of (\d+) modelled, median \|error\| ([\d.]+)%, p90 ([\d.]+)%", sys.argv[2])
+if not moe:
+    sys.exit("readme-figures.sh printed no MoE line: " + sys.argv[2])
+quoted.append("The %s MoE records modelled of %s give a median of %s%% and a p90 of %s%%" % moe.groups())
+quoted += [signed for signed in re.findall(r": ([+-][\d.]+%)", sys.argv[2])]
 stale = [text for text in quoted if text not in readme]
 if stale:
     sys.exit("README.md is stale; readme-figures.sh prints: " + "; ".join(stale))

@@ -93,6 +93,13 @@ def main():
         ("model-window-negative.json", [("local_attention.tokens", -4096)], "local_attention.tokens"),
     ]:
         case(name, windowed, edits, "model {file}", [name, field])
+    deepseek = load("models", "deepseek-v3.json")
+    for name, edits, field in [
+        ("model-node-limit-zero.json", [("moe.routing_groups_per_token", 0)], "moe.routing_groups_per_token"),
+        ("model-top-k-above-experts.json", [("moe.top_k", 512)], "moe.top_k"),
+        ("model-groups-per-token-above-groups.json", [("moe.routing_groups_per_token", 9)], "moe.routing_groups_per_token"),
+    ]:
+        case(name, deepseek, edits, "model {file}", [name, field])
 
     policy = load("recompute", "megatron-lean.json")
     policy_run = "train --model llama3-8b --hardware dgx-h100 --chips 8 --recompute {file}"
@@ -115,6 +122,8 @@ def main():
          ["stack-elementwise-sometimes.json", "elementwise"])
     case("stack-overhead-fraction-5.json", stack, [("fitted.layer_overhead_fraction", 5)], train_with + "--stack {file}",
          ["stack-overhead-fraction-5.json", "fitted.layer_overhead_fraction"])
+    case("stack-dispatcher-unknown.json", stack, [("moe_dispatchers", ["alltoall", "pigeon"]), ("moe_source", "test")],
+         train_with + "--stack {file}", ["stack-dispatcher-unknown.json", "moe_dispatchers"])
 
     scenario = load("scenarios", "llama3-70b-tpu-v5p-512.json")
     for name, edits, field in [
@@ -125,11 +134,13 @@ def main():
         ("scenario-tp-does-not-divide.json", [("plan.tp", 3)], "tp"),
         ("scenario-recompute-unknown.json", [("plan.recompute", "everything")], "plan.recompute"),
         ("scenario-dualpipe-no-pipeline.json", [("plan.schedule", "dualpipe")], "schedule"),
+        ("scenario-dispatcher-unknown.json", [("plan.moe_dispatcher", "smoke-signals")], "moe_dispatcher"),
     ]:
         case(name, scenario, edits, "train --scenario {file}", [field])
 
     runs = load("tests", "data", "runs", "published-runs-dev.json")
     record = next(r for r in runs["records"] if r["hardware"]["accelerator"] == "h100-sxm" and r["model"]["moe"] is None)
+    moe_record = next(r for r in runs["records"] if r["model"]["moe"] is not None)
     tpu_record = next(r for r in runs["records"] if r["hardware"]["accelerator"].startswith("tpu"))
     one = lambda r: {"schema": runs["schema"], "records": [r]}
     for name, base, edits, field in [
@@ -138,6 +149,8 @@ def main():
         ("run-mfu-above-one.json", record, [("measured.mfu", {"value": 1.5, "status": "stated"})], "mfu"),
         ("run-tpu-with-nvlink.json", tpu_record, [("hardware.nvlink_domain", 8)], "nvlink_domain"),
         ("run-negative-seq.json", record, [("workload.seq_len", -1)], "seq_len"),
+        ("run-dispatcher-dense.json", record, [("plan.moe_dispatcher", "deepep")], "moe_dispatcher"),
+        ("run-dispatcher-unknown.json", moe_record, [("plan.moe_dispatcher", "carrier-pigeon")], "moe_dispatcher"),
     ]:
         case(name, one(base), [("records.0." + k, v) for k, v in edits], "validate {file}", [name, field])
 

@@ -50,6 +50,18 @@ for framework, e in sorted(errors.items(), key=lambda kv: -len(kv[1])):
     print("training records run by %s: %d, median |error| %.2f%%, p90 %.2f%%" %
           (framework, len(e), 100 * statistics.median(e), 100 * e[int(0.9 * (len(e) - 1))]))
 '
+# MoE training records (the issue on modern models holds its targets to these).
+"$build/ridgeline" validate tests/data/runs/published-runs-dev.json --json | python3 -c '
+import json, statistics, sys
+records = {r["id"]: r for r in json.load(open("tests/data/runs/published-runs-dev.json"))["records"]}
+moe = [p for p in json.load(sys.stdin)["records"] if records[p["id"]]["kind"] == "train" and records[p["id"]]["model"]["moe"]]
+e = sorted(abs(p["error"]) for p in moe if p.get("error") is not None)
+signed = {p["id"]: p["error"] for p in moe if p.get("error") is not None}
+print("MoE training records: %d of %d modelled, median |error| %.2f%%, p90 %.2f%%" %
+      (len(e), len(moe), 100 * statistics.median(e), 100 * e[int(0.9 * (len(e) - 1))]))
+for key in ["moezoo-qwen3-235b-h100-crossnode-ep", "moezoo-qwen3-235b-h100-crossnode-ep-1f1b-overlap"]:
+    print("  %s: %+.1f%%" % (key, 100 * signed[key]))
+'
 # Goodput at Llama 3's scale (the README's time-to-train section).
 "$build/ridgeline" train --model llama3-405b --hardware dgx-h100 --chips 16384 --tp 8 --pp 2 --fsdp 8 --recompute full \
   --seq-len 8192 --global-batch-tokens 16777216 --train-tokens 15.6e12 --json | python3 -c '

@@ -23,6 +23,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         std::string recompute = "none", schedule = "1f1b", precision = "bf16";
         int zero = 1;
         std::string reshard;
+        std::vector<std::int64_t> stage_layers;
         bool no_overlap = false, json = false;
         std::string scenario, topology, placement, stack;
         OperationsFlags operations;
@@ -41,6 +42,9 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     for (const DegreeField& d : kDegreeFields) c->add_option("--" + std::string(d.key), f->plan.*d.value, d.help)->check(CLI::PositiveNumber);
     c->add_option("--etp", f->plan.etp, "tensor parallelism inside experts: 1, or tp (default)")->check(CLI::PositiveNumber);
     c->add_flag("--fold-experts", f->plan.fold_experts, "expert ranks as Megatron-Core carves them: tensor (with --etp 1), then context, then data ranks");
+    c->add_option("--stage-layers", f->stage_layers, "layers of each pipeline rank, first to last, e.g. 11,12,12,12,12,12,12,11 (an uneven split)")
+        ->delimiter(',')
+        ->check(CLI::PositiveNumber);
     c->add_option("--vpp", f->plan.vpp, "virtual pipeline stages per rank (interleaved 1F1B)")->check(CLI::PositiveNumber);
     c->add_option("--zero", f->zero, "ZeRO stage 0-3 (default: 3 with --fsdp, else 1)")->check(CLI::Range(0, 3));
     c->add_option("--reshard-after-forward", f->reshard, "on: gather fsdp-sharded weights again for the backward pass (default); off: keep them")
@@ -54,6 +58,9 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--strategy", f->plan.strategy, "strategy name or file (default: chosen from the degrees)");
     c->add_flag("--offload-optimizer", f->plan.offload_optimizer, "optimizer state in host memory");
     c->add_flag("--tp-overlap", f->plan.tp_overlap, "overlap tensor-parallel collectives with GEMMs");
+    c->add_option("--moe-dispatcher", f->plan.moe_dispatcher, "MoE token dispatcher the stack offers: alltoall (default) or deepep (one fabric crossing per node)")
+        ->check(CLI::IsMember({"alltoall", "deepep"}));
+    c->add_flag("--ep-overlap", f->plan.ep_overlap, "hide the expert all-to-all under another micro-batch's compute (where the stack can)");
     c->add_flag("--no-overlap", f->no_overlap, "do not overlap data-parallel communication with compute");
     c->add_option("--train-tokens", f->train_tokens, "also report time and cost to train this many tokens")->check(CLI::Range(1.0, 1e16));
     add_operations_flags(*c, f->operations);  // goodput and energy inputs, with --train-tokens
@@ -99,6 +106,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         if (given("--etp")) p.etp = f->plan.etp;
         if (given("--fold-experts")) p.fold_experts = true;
         if (given("--vpp")) p.vpp = f->plan.vpp;
+        if (given("--stage-layers")) p.stage_layers = f->stage_layers;
         if (given("--zero")) p.zero = f->zero;
         if (given("--reshard-after-forward")) p.reshard_after_forward = f->reshard == "on";
         if (given("--sp")) p.sequence_parallel = true;
@@ -110,6 +118,8 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         if (given("--offload-optimizer")) p.offload_optimizer = true;
         if (given("--tp-overlap")) p.tp_overlap = true;
         if (given("--no-overlap")) p.overlap = false;
+        if (given("--moe-dispatcher")) p.moe_dispatcher = f->plan.moe_dispatcher;
+        if (given("--ep-overlap")) p.ep_overlap = true;
         if (given("--placement")) p.placement = io::split_list(f->placement);
         if (given("--stack")) setup.stack = resolve_stack(f->stack, options.data_dir);
         if (given("--global-batch-seqs")) setup.global_batch_seqs = f->global_batch_seqs;

@@ -174,7 +174,10 @@ LevelCost flat_level(const PhysicalDim& dim, std::int64_t k, CollectiveKind kind
             // Pair messages leaving through this level: to every group member outside the inner part.
             const double destinations = fabric ? (options.asymptotic ? d(group_size) : d(group_size - inner_chips * 1))
                                                : (options.asymptotic ? members : members - 1.0);
-            cost.bandwidth_s = destinations * pair_bytes * options.destination_fraction * spine_penalty / bandwidth;
+            // Deduplicated, each token leaves for the nodes it reaches, not for each of its k experts.
+            const RoutedTokens& r = options.routed;
+            const double dedup = fabric && r.node_dedup && r.top_k > 0 ? routed_members_reached(r, members) / r.top_k : 1.0;
+            cost.bandwidth_s = destinations * pair_bytes * options.destination_fraction * dedup * spine_penalty / bandwidth;
             cost.latency_s = dim.hop_latency_s;
             break;
         }
@@ -197,6 +200,19 @@ std::optional<CollectiveKind> parse_collective(std::string_view text) {
         if (kNames[i] == text) return static_cast<CollectiveKind>(i);
     if (text == "sendrecv" || text == "send") return CollectiveKind::permute;
     return std::nullopt;
+}
+
+double routed_members_reached(const RoutedTokens& routed, double members) {
+    const double k = routed.top_k, experts = routed.experts;
+    if (members <= 1 || k <= 0 || experts <= 0) return std::min(members, 1.0);
+    // Hypergeometric: the chance that none of k distinct experts lies among a member's share.
+    const double elsewhere = experts - experts / members;
+    double none_here = 1.0;
+    for (double i = 0; i < k && none_here > 0; ++i) none_here *= std::max(0.0, elsewhere - i) / (experts - i);
+    double reached = members * (1.0 - none_here);
+    if (routed.groups_per_token > 0 && routed.groups > 0)
+        reached = std::min(reached, routed.groups_per_token * std::max(1.0, members / routed.groups));
+    return std::min(reached, k);
 }
 
 const char* collective_name(CollectiveKind kind) { return kNames[static_cast<std::size_t>(kind)].data(); }

@@ -19,6 +19,20 @@ enum class CollectiveKind { all_gather, reduce_scatter, all_reduce, all_to_all, 
 [[nodiscard]] std::optional<CollectiveKind> parse_collective(std::string_view text);
 [[nodiscard]] const char* collective_name(CollectiveKind kind);
 
+// Tokens routed to top_k of `experts` experts spread evenly over an AllToAll's members. With
+// node deduplication (DeepEP's internode kernels) a token crosses the fabric once per node that
+// holds one of its experts and is forwarded inside the node, instead of once per expert; node-limited
+// routing (DeepSeek-V3) caps those nodes. Zero top_k: plain AllToAll.
+struct RoutedTokens {
+    double top_k = 0, experts = 0;
+    double groups = 0, groups_per_token = 0;  // expert groups and how many a token may use (0: unlimited)
+    bool node_dedup = false;
+};
+
+// Expected distinct members (of `members` holding equal shares of the experts) one routed token
+// reaches: members x (1 - P[none of its top_k experts on a member]), capped by node-limited routing.
+[[nodiscard]] double routed_members_reached(const RoutedTokens& routed, double members);
+
 struct CollectiveOptions {
     // Ragged (top-k) AllToAll: the share of destinations a device actually sends to, min(k/N, 1).
     double destination_fraction = 1.0;
@@ -26,6 +40,7 @@ struct CollectiveOptions {
     bool in_network_reduction = false;
     // Drop the (N-1)/N factors: the large-group forms of hand analyses.
     bool asymptotic = false;
+    RoutedTokens routed;
 };
 
 struct LevelCost {

@@ -21,6 +21,11 @@ std::uint64_t key(const std::vector<GroupDim>& group, CollectiveKind kind, doubl
     return hash;
 }
 
+bool same(const RoutedTokens& a, const RoutedTokens& b) {
+    return a.top_k == b.top_k && a.experts == b.experts && a.groups == b.groups && a.groups_per_token == b.groups_per_token &&
+           a.node_dedup == b.node_dedup;
+}
+
 bool same(const std::vector<GroupDim>& a, const std::vector<GroupDim>& b) {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i)
@@ -31,18 +36,20 @@ bool same(const std::vector<GroupDim>& a, const std::vector<GroupDim>& b) {
 }  // namespace
 
 const CollectiveCost& CollectiveMemo::cost(const Cluster& cluster, const std::vector<GroupDim>& group, CollectiveKind kind,
-                                           double bytes) {
-    const std::uint64_t k = key(group, kind, bytes);
+                                           double bytes, const RoutedTokens& routed) {
+    const std::uint64_t k = mix(key(group, kind, bytes), std::bit_cast<std::uint64_t>(routed.top_k));
     const auto [first, last] = index_.equal_range(k);
     for (auto it = first; it != last; ++it) {
         const Entry& e = entries_[it->second];
-        if (e.kind == kind && e.bytes == bytes && same(e.group, group)) return e.cost;
+        if (e.kind == kind && e.bytes == bytes && same(e.group, group) && same(e.routed, routed)) return e.cost;
     }
     if (entries_.size() >= capacity_) {  // forget everything: simpler than eviction, and rare
         entries_.clear();
         index_.clear();
     }
-    entries_.push_back({kind, bytes, group, collective_cost(cluster, group, kind, bytes)});
+    CollectiveOptions options;
+    options.routed = routed;
+    entries_.push_back({kind, bytes, group, routed, collective_cost(cluster, group, kind, bytes, options)});
     index_.emplace(k, entries_.size() - 1);
     return entries_.back().cost;
 }

@@ -15,13 +15,14 @@ public:
     explicit CollectiveMemo(std::size_t capacity = 4096) : capacity_(capacity) {}
     // The cost on `cluster`, which must be the same cluster on every call.
     [[nodiscard]] const CollectiveCost& cost(const Cluster& cluster, const std::vector<GroupDim>& group, CollectiveKind kind,
-                                             double bytes);
+                                             double bytes, const RoutedTokens& routed = {});
 
 private:
     struct Entry {
         CollectiveKind kind;
         double bytes;
         std::vector<GroupDim> group;
+        RoutedTokens routed;
         CollectiveCost cost;
     };
     std::size_t capacity_;

@@ -82,10 +82,14 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     const double fsdp_exposed = exposed(l.weight_comm_fwd_s, compute_fwd, k.overlap_data_parallel) +
                                 exposed(l.weight_comm_bwd_s, compute_bwd, k.overlap_data_parallel);
 
+    // DualPipe pairs a forward and a backward chunk so that each one's AllToAll runs under the other's compute.
+    const bool expert_overlap = k.overlap_expert_parallel || k.schedule == PipelineSchedule::dualpipe;
+    const double ep_exposed = exposed(l.expert_comm_s, compute_fwd + compute_bwd, expert_overlap);
+
     const double layers = l.layers_per_stage;
     const double stage_fwd = layers * compute_fwd;
     const double stage_bwd = layers * (compute_bwd + recompute);
-    const double stage_comm = layers * (tp_exposed + cp_exposed + l.expert_comm_s + fsdp_exposed);
+    const double stage_comm = layers * (tp_exposed + cp_exposed + ep_exposed + fsdp_exposed);
     const double per_microbatch = stage_fwd + stage_bwd + stage_comm + l.logits_s;
     // Idle time of the pipeline, in the terms of DeepSeek-V3's Table 2: F + B per micro-batch, W the
     // weight-gradient GEMMs (half the backward GEMMs) that zero-bubble schedules move into the bubble.
@@ -111,7 +115,7 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     parts[index(StepPart::recompute)] = m * layers * recompute;
     parts[index(StepPart::tensor_comm)] = m * layers * tp_exposed;
     parts[index(StepPart::context_comm)] = m * layers * cp_exposed;
-    parts[index(StepPart::expert_comm)] = m * layers * l.expert_comm_s;
+    parts[index(StepPart::expert_comm)] = m * layers * ep_exposed;
     parts[index(StepPart::weight_gathers)] = m * layers * fsdp_exposed;
     parts[index(StepPart::bubble)] = bubble;
     parts[index(StepPart::pipeline_sends)] = m * l.pipeline_send_s;

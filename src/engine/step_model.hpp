@@ -23,7 +23,7 @@ struct LayoutCosts {
     double matmul_bwd_s = 0, attention_bwd_s = 0, elementwise_bwd_s = 0, launches_bwd_s = 0;
     double tensor_comm_fwd_s = 0, tensor_comm_bwd_s = 0;
     double context_comm_fwd_s = 0, context_comm_bwd_s = 0;
-    double expert_comm_s = 0;  // forward and backward, never hidden
+    double expert_comm_s = 0;  // forward and backward
     double weight_comm_fwd_s = 0, weight_comm_bwd_s = 0;
     double gradient_comm_s = 0, gather_comm_s = 0;  // once per step, per layer
     double logits_s = 0;                             // output layer, forward and backward
@@ -63,6 +63,7 @@ struct StepKnobs {
     bool offload_optimizer = false;
     bool overlap_data_parallel = true;
     bool overlap_tensor_parallel = false;
+    bool overlap_expert_parallel = false;  // the AllToAll of one micro-batch under another's compute
 };
 
 // The parts of a step, in the order reports list them; they sum to the step time.

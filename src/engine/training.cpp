@@ -51,8 +51,14 @@ private:
     const CollectiveCost& cost(const DerivedCollective& c) const {
         const std::vector<GroupDim>& group = footprint(c.axes);
         const double bytes = collective_link_bytes(s_.chip, c.kind, c.bytes);
-        if (memo_ != nullptr) return memo_->cost(s_.cluster, group, c.kind, bytes);
-        scratch_ = collective_cost(s_.cluster, group, c.kind, bytes);
+        CollectiveOptions options;
+        if (c.role == CommRole::experts && c.kind == CollectiveKind::all_to_all && s_.model.moe) {
+            const MoeSpec& moe = *s_.model.moe;
+            options.routed = {d(moe.top_k), d(moe.n_experts), d(moe.routing_groups), d(moe.routing_groups_per_token),
+                              s_.plan.dedup_expert_dispatch};
+        }
+        if (memo_ != nullptr) return memo_->cost(s_.cluster, group, c.kind, bytes, options.routed);
+        scratch_ = collective_cost(s_.cluster, group, c.kind, bytes, options);
         return scratch_;
     }
     // A layer's collectives run over a few axis groups; each footprint is worked out once.
@@ -283,7 +289,7 @@ void check_training_plan(const ModelSpec& m, const TrainingPlan& plan) {
     } else if (std::fmod(d(m.n_layers), pp * plan.virtual_stages) != 0.0)
         throw InputError("plan", plan.pipeline_axis, std::to_string(m.n_layers) + " layers do not split into " +
                                                          std::to_string(static_cast<long long>(pp * plan.virtual_stages)) +
-                                                         " pipeline stages");
+                                                         " pipeline stages (give an uneven split: --stage-layers or stage_layers)");
     if (m.moe && std::fmod(d(m.moe->n_experts), axis(PlanAxis::expert)) != 0.0)
         throw InputError("plan", axis_name(PlanAxis::expert), "expert parallelism does not divide the " + std::to_string(m.moe->n_experts) + " experts");
     if (plan.microbatches < 1 || plan.micro_batch_seqs < 1)

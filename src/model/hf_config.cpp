@@ -40,6 +40,10 @@ void read_moe(const nlohmann::json& document, io::JsonObject& root, ModelSpec& m
         moe.d_ff_expert = root.positive_int("moe_intermediate_size");
         moe.n_shared_experts = root.non_negative_int("n_shared_experts", 0);
         moe.first_dense_layers = root.non_negative_int("first_k_dense_replace", 0);
+        if (root.has("n_group") || root.has("topk_group")) {
+            moe.routing_groups = root.positive_int("n_group");
+            moe.routing_groups_per_token = root.positive_int("topk_group");
+        }
         if (root.non_negative_int("moe_layer_freq", 1) != 1)
             root.fail("moe_layer_freq", "only moe_layer_freq 1 is supported");
     }
@@ -146,6 +150,8 @@ ModelSpec load_hf_config(const std::filesystem::path& path) {
     names.n_kv_heads = "num_key_value_heads";
     names.top_k = "num_experts_per_tok";
     names.first_dense_layers = "first_k_dense_replace";
+    names.routing_groups = "n_group";
+    names.routing_groups_per_token = "topk_group";
     validate_model(model, path.string(), names);
     return model;
 }

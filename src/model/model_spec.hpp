@@ -16,6 +16,10 @@ struct MoeSpec {
     std::int64_t d_ff_expert = 0;
     std::int64_t n_shared_experts = 0;    // always-active experts of width d_ff_expert
     std::int64_t first_dense_layers = 0;  // leading layers with a dense MLP of width d_ff
+    // Group-limited routing (DeepSeek-V3: experts in 8 groups, a token's top-k drawn from 4 of
+    // them, which training places on at most 4 nodes). 0: routing is not limited.
+    std::int64_t routing_groups = 0;
+    std::int64_t routing_groups_per_token = 0;
 };
 
 // DeepSeek multi-head latent attention, described by its projection shapes.

@@ -24,6 +24,16 @@ void validate_model(const ModelSpec& model, const std::string& origin, const Mod
                              "top_k " + text(model.moe->top_k) + " exceeds " + text(model.moe->n_experts) + " experts");
         if (model.moe->first_dense_layers > model.n_layers)
             throw InputError(origin, names.first_dense_layers, "exceeds the number of layers " + text(model.n_layers));
+        const MoeSpec& moe = *model.moe;
+        if (moe.routing_groups > 0) {
+            if (moe.n_experts % moe.routing_groups != 0)
+                throw InputError(origin, names.routing_groups, text(moe.routing_groups) + " groups do not split " + text(moe.n_experts) + " experts");
+            if (moe.routing_groups_per_token > moe.routing_groups)
+                throw InputError(origin, names.routing_groups_per_token,
+                                 text(moe.routing_groups_per_token) + " groups per token of " + text(moe.routing_groups));
+            if (moe.routing_groups_per_token * (moe.n_experts / moe.routing_groups) < moe.top_k)
+                throw InputError(origin, names.routing_groups_per_token, "the groups a token may use hold fewer than its top_k " + text(moe.top_k) + " experts");
+        }
     }
 }
 

@@ -77,6 +77,8 @@ struct Plan : Degrees {
     Dtype kv_cache = Dtype::bf16;
     bool overlap = true;
     bool tp_overlap = false;
+    std::string moe_dispatcher = "alltoall";  // one the stack offers: alltoall or deepep
+    bool ep_overlap = false;                  // hide the expert AllToAll under another micro-batch's compute
     bool offload_optimizer = false;
     std::vector<std::string> placement;  // mesh axes innermost first (empty: hungriest innermost)
     // The GEMMs' arithmetic: fp8 weights compute in fp8, weight-only quantisation in `precision`.

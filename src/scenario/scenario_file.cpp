@@ -87,6 +87,8 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
     p.strategy = plan.optional_string("strategy").value_or("");
     p.overlap = plan.boolean("overlap", true);
     p.tp_overlap = plan.boolean("tp_overlap", false);
+    p.moe_dispatcher = plan.optional_string("moe_dispatcher").value_or("alltoall");
+    p.ep_overlap = plan.boolean("ep_overlap", false);
     p.offload_optimizer = plan.boolean("offload_optimizer", false);
     plan.finish();
     root.finish();

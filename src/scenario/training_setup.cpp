@@ -122,6 +122,10 @@ TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global
     plan.compute = p.precision;
     plan.overlap_data_parallel = p.overlap;
     plan.overlap_tensor_parallel = p.tp_overlap;
+    if (p.moe_dispatcher != "alltoall" && p.moe_dispatcher != "deepep")
+        throw InputError(origin, "moe_dispatcher", "expected alltoall or deepep, found \"" + p.moe_dispatcher + "\"");
+    plan.dedup_expert_dispatch = p.moe_dispatcher == "deepep";
+    plan.overlap_expert_parallel = p.ep_overlap;
     if (!chip.supports(p.precision))
         throw InputError(origin, "precision", chip.name + " has no " + std::string(dtype_name(p.precision)) + " arithmetic");
 
@@ -150,6 +154,10 @@ TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::
     scenario.global_batch_seqs = setup.global_batch_seqs;
     scenario.stack = setup.stack ? *setup.stack : default_stack(setup.hardware.chip, false, data_dir);
     scenario.plan = make_training_plan(p, setup.chips, setup.global_batch_seqs, setup.model, setup.hardware.chip, origin);
+    if (!scenario.stack.offers_dispatcher(p.moe_dispatcher))
+        throw InputError(origin, "moe_dispatcher", "the " + scenario.stack.name + " stack has no " + p.moe_dispatcher + " token dispatcher");
+    if (p.ep_overlap && !scenario.stack.expert_comm_overlap)
+        throw InputError(origin, "ep_overlap", "the " + scenario.stack.name + " stack does not overlap the expert all-to-all");
     scenario.strategy = resolve_strategy(p.strategy.empty() ? default_strategy_name(p) : p.strategy, data_dir);
     apply_zero_stage(scenario.strategy, scenario.plan.zero_stage);
     for (TensorSpec* experts : {&scenario.strategy.w_mlp_in, &scenario.strategy.w_mlp_out})

@@ -3,6 +3,7 @@
 // kernel, whether the memory-bound kernels are fused, how the loss is computed — and the few
 // overheads of its own that no kernel measurement shows, fitted on published runs with their
 // origin stored. Kernel efficiencies are the chip's (hardware files, "kernels"), never the stack's.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,14 @@ struct Stack {
     double per_step_overhead_s = 0;   // fitted: once per optimizer step (host work, synchronisation)
     double layer_overhead_fraction = 0;  // fitted: of each layer's compute (launch gaps, framework work)
     std::string fitted_origin;           // where the fitted parameters come from
+    // MoE token dispatchers the stack offers ("alltoall": NCCL AllToAll; "deepep": DeepEP's
+    // node-deduplicated kernels), and whether it can hide the expert AllToAll under another
+    // micro-batch's compute (Megatron-Core's EP overlap; DualPipe does so by construction).
+    std::vector<std::string> moe_dispatchers{"alltoall"};
+    bool expert_comm_overlap = false;
+    [[nodiscard]] bool offers_dispatcher(const std::string& dispatcher) const {
+        return std::find(moe_dispatchers.begin(), moe_dispatchers.end(), dispatcher) != moe_dispatchers.end();
+    }
 };
 
 // The stack a chip runs when none is named: Megatron-Core for training and vLLM for serving on

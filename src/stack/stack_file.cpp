@@ -25,6 +25,14 @@ Stack load_stack_file(const std::filesystem::path& path) {
     if (elementwise != "fused" && elementwise != "eager") root.fail("elementwise", "expected \"fused\" or \"eager\", found \"" + elementwise + "\"");
     stack.fused_elementwise = elementwise == "fused";
     stack.fp32_cross_entropy = root.boolean("fp32_cross_entropy", false);
+    if (root.has("moe_dispatchers")) {
+        stack.moe_dispatchers = root.string_list("moe_dispatchers");
+        for (const std::string& name : stack.moe_dispatchers)
+            if (name != "alltoall" && name != "deepep") root.fail("moe_dispatchers", "expected \"alltoall\" or \"deepep\", found \"" + name + "\"");
+    }
+    stack.expert_comm_overlap = root.boolean("expert_comm_overlap", false);
+    if (root.has("moe_dispatchers") || stack.expert_comm_overlap) (void)root.string("moe_source");
+    else root.allow("moe_source");
     auto fitted = root.object("fitted");
     stack.fitted_origin = fitted.string("origin");
     stack.per_step_overhead_s = fitted.non_negative_number("per_step_overhead_s");

@@ -195,6 +195,8 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
         if (r.zero > 3) p.fail("zero", "expected 0, 1, 2 or 3");
         r.recompute = p.choice("recompute", {"none", "selective", "full"});
         r.comm_overlap = p.flag_or_null("comm_overlap");
+        if (p.has("moe_dispatcher") && !p.is_null("moe_dispatcher")) r.moe_dispatcher = p.choice("moe_dispatcher", {"alltoall", "deepep"});
+        if (p.has("expert_comm_overlap")) r.expert_comm_overlap = p.flag_or_null("expert_comm_overlap");
         p.finish();
         if (r.dp * r.tp * r.pp * r.cp != r.count) p.fail("dp", "dp x tp x pp x cp does not equal hardware.count");
         if (r.fsdp > 1 && r.zero != 3) p.fail("zero", "fsdp > 1 requires zero 3");
@@ -202,6 +204,8 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
         if (r.vpp && *r.vpp > 1 && r.pp == 1) p.fail("vpp", "virtual stages need pp > 1");
         if (r.tp == 1 && r.sequence_parallel) p.fail("sequence_parallel", "requires tp > 1");
         if (!r.moe && r.ep != 1) p.fail("ep", "a dense model has ep 1");
+        if (r.ep == 1 && (r.moe_dispatcher || r.expert_comm_overlap.value_or(false)))
+            p.fail(r.moe_dispatcher ? "moe_dispatcher" : "expert_comm_overlap", "given without expert parallelism (ep 1)");
         if (r.etp && (r.dp * r.cp * r.tp) % (r.ep * *r.etp) != 0) p.fail("etp", "ep x etp does not divide dp x cp x tp");
     }
     r.precision = f.choice("precision", {"bf16", "fp16", "fp8"});

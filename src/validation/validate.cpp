@@ -91,6 +91,8 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
     p.precision = *parse_dtype(r.precision);
     p.overlap = r.comm_overlap.value_or(true);
     p.tp_overlap = r.comm_overlap.value_or(false);
+    p.moe_dispatcher = r.moe_dispatcher.value_or("alltoall");
+    p.ep_overlap = r.expert_comm_overlap.value_or(false);
     if (r.tpu_slice) p.strategy = r.tp > 1 || r.fsdp > 1 ? "maxtext" : "dp";
     return setup;
 }
