@@ -135,6 +135,7 @@ def main():
         ("scenario-recompute-unknown.json", [("plan.recompute", "everything")], "plan.recompute"),
         ("scenario-dualpipe-no-pipeline.json", [("plan.schedule", "dualpipe")], "schedule"),
         ("scenario-dispatcher-unknown.json", [("plan.moe_dispatcher", "smoke-signals")], "moe_dispatcher"),
+        ("scenario-imbalance-below-one.json", [("plan.expert_imbalance", 0.5)], "expert_imbalance"),
     ]:
         case(name, scenario, edits, "train --scenario {file}", [field])
 

@@ -176,3 +176,42 @@ TEST_CASE("the Megatron MoE ModelZoo's cross-node Qwen3 runs: DeepEP's deduplica
     }
     CHECK(checked == 2);
 }
+
+TEST_CASE("load imbalance: the busiest expert rank receives, computes and returns imbalance x its share") {
+    TrainingSetup balanced = qwen3_crossnode("deepep", false);
+    TrainingSetup skewed = balanced;
+    skewed.plan.expert_imbalance = 1.2;
+    const TrainingScenario a = build_training_scenario(balanced, test::source_dir(), "test");
+    const TrainingScenario b = build_training_scenario(skewed, test::source_dir(), "test");
+    const LayoutWork work_a = derive_layout_work(a), work_b = derive_layout_work(b);
+    const auto flops = [](const LayerWork& w, const std::string& name) {
+        for (const DerivedMatmul& m : w.matmuls)
+            if (m.name == name) return m.flops();
+        FAIL("no matmul " << name);
+        return 0.0;
+    };
+    CHECK(flops(work_b.moe, "experts_in") == doctest::Approx(1.2 * flops(work_a.moe, "experts_in")));
+    CHECK(flops(work_b.moe, "experts_out") == doctest::Approx(1.2 * flops(work_a.moe, "experts_out")));
+    CHECK(flops(work_b.moe, "qkv") == doctest::Approx(flops(work_a.moe, "qkv")));  // attention is not routed
+    const double a2a_a = component_s(simulate_training(a), "expert all-to-all (exposed)");
+    const double a2a_b = component_s(simulate_training(b), "expert all-to-all (exposed)");
+    CHECK(a2a_b / a2a_a == doctest::Approx(1.2).epsilon(0.02));
+    // The model's FLOPs (and so MFU's numerator) do not change: the other ranks idle.
+    CHECK(simulate_training(b).model_flops_per_token == doctest::Approx(simulate_training(a).model_flops_per_token));
+}
+
+TEST_CASE("an imbalance below 1, or above ep (more than every token on one rank): refused naming the field") {
+    for (const double imbalance : {0.9, 33.0}) {
+        TrainingSetup setup = qwen3_crossnode("alltoall", false);
+        setup.plan.expert_imbalance = imbalance;
+        try {
+            (void)build_training_scenario(setup, test::source_dir(), "test");
+            FAIL("no error for " << imbalance);
+        } catch (const InputError& e) {
+            CHECK(e.field() == "expert_imbalance");
+        }
+    }
+    const auto low = test::run_ridgeline("train --model qwen3-235b-a22b --hardware dgx-h100 --chips 256 --tp 2 --pp 2 --ep 8 --expert-imbalance 0.9");
+    CHECK(low.exit_code == 2);
+    CHECK(low.err.find("--expert-imbalance") != std::string::npos);
+}

@@ -301,6 +301,7 @@ LayoutWork derive_layout_work(const TrainingScenario& s) {
     workload.micro_batch_seqs = s.plan.micro_batch_seqs;
     workload.seq_len = s.seq_len;
     workload.reshard_after_forward = s.plan.reshard_after_forward;
+    workload.expert_imbalance = s.plan.expert_imbalance;
     LayoutWork work;
     work.dense = derive_layer_work(s.model, s.strategy, s.plan.axes, workload, false);
     work.moe = s.model.moe ? derive_layer_work(s.model, s.strategy, s.plan.axes, workload, true) : work.dense;

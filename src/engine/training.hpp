@@ -31,6 +31,7 @@ struct TrainingPlan : StepKnobs {
     std::string recompute_policy = "none";  // the name of the policy whose modules `recompute` holds
     AxisList expert_folded_axes;  // tensor and context axes the expert ranks span besides the expert axis
     bool dedup_expert_dispatch = false;  // DeepEP: a token crosses the fabric once per node
+    double expert_imbalance = 1;         // busiest expert rank's routed tokens over the mean
     // An axis's size (1 where the plan does not have it).
     [[nodiscard]] double size(const std::string& axis) const {
         const auto it = axes.find(axis);

@@ -89,6 +89,8 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
     p.tp_overlap = plan.boolean("tp_overlap", false);
     p.moe_dispatcher = plan.optional_string("moe_dispatcher").value_or("alltoall");
     p.ep_overlap = plan.boolean("ep_overlap", false);
+    if (plan.has("expert_imbalance")) p.expert_imbalance = plan.positive_number("expert_imbalance");
+    else plan.allow("expert_imbalance");
     p.offload_optimizer = plan.boolean("offload_optimizer", false);
     plan.finish();
     root.finish();

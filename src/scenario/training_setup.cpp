@@ -126,6 +126,11 @@ TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global
         throw InputError(origin, "moe_dispatcher", "expected alltoall or deepep, found \"" + p.moe_dispatcher + "\"");
     plan.dedup_expert_dispatch = p.moe_dispatcher == "deepep";
     plan.overlap_expert_parallel = p.ep_overlap;
+    // Beyond ep the busiest rank would hold more than every routed token.
+    if (!(p.expert_imbalance >= 1.0) || p.expert_imbalance > static_cast<double>(std::max<std::int64_t>(p.ep, 1)))
+        throw InputError(origin, "expert_imbalance", "expected 1 (balanced) to ep (" + text(p.ep) + ", every token on one rank), found " +
+                                                         std::to_string(p.expert_imbalance));
+    plan.expert_imbalance = p.expert_imbalance;
     if (!chip.supports(p.precision))
         throw InputError(origin, "precision", chip.name + " has no " + std::string(dtype_name(p.precision)) + " arithmetic");
 

@@ -302,7 +302,8 @@ void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& res
     const double tokens = c.work.local_tokens * c.size(intersect(token_axes, expert_tensor_axes));
     // Each rank sends only its own tokens through the AllToAll; the expert-tensor ranks gather
     // theirs after it (Megatron's order), so the dispatch carries un-gathered tokens.
-    const double routed_bytes = c.work.local_tokens * ep * k * Dm * c.workload.activation_bytes;
+    const double imbalance = ep > 1 ? c.workload.expert_imbalance : 1.0;
+    const double routed_bytes = c.work.local_tokens * ep * k * Dm * c.workload.activation_bytes * imbalance;
     c.add("experts: all-to-all dispatch", CollectiveKind::all_to_all, expert_axes, routed_bytes, CommPhase::forward, CommRole::experts);
     c.add("experts: all-to-all combine", CollectiveKind::all_to_all, expert_axes, routed_bytes, CommPhase::forward, CommRole::experts);
     c.add("experts: all-to-all of gradients", CollectiveKind::all_to_all, expert_axes, 2.0 * routed_bytes, CommPhase::backward,
@@ -316,10 +317,10 @@ void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& res
         c.add("experts: all-reduce input gradients", CollectiveKind::all_reduce, expert_tensor_axes, unreduced, CommPhase::backward, CommRole::activations);
     }
     // The group's tokens reach the experts uniformly: each chip runs the touched share of its own
-    // (all of them in training; a few in a small decode batch), with balanced rows.
+    // (all of them in training; a few in a small decode batch); the busiest rank's set the pace.
     const double touched = expected_experts_touched(E, k, tokens * ep);
     const double local_experts = touched / ep;
-    const double rows = tokens * ep * k / touched;
+    const double rows = tokens * ep * k / touched * imbalance;
     DerivedMatmul expert_in{"experts_in", rows, Dm, up / etp, local_experts, local_experts * Dm * up / etp, true};
     DerivedMatmul expert_out{"experts_out", rows, F / etp, Dm, local_experts, local_experts * F * Dm / etp, false};
     for (const DerivedMatmul& m : {expert_in, expert_out}) c.work.matmuls.push_back(m);

@@ -101,6 +101,9 @@ struct MicroBatch {
     // Experts split over tensor: their partial outputs summed per routed copy (Megatron) or after
     // the k copies of a token are combined (vLLM, TensorRT-LLM).
     bool combine_experts_before_reduce = false;
+    // The busiest expert-parallel rank's routed tokens over the mean (1: balanced routing): that
+    // rank receives, computes and returns this many times its share, and the others wait for it.
+    double expert_imbalance = 1;
 };
 
 // InputError naming the strategy's axis when a size does not divide the dimension it splits.
