@@ -136,6 +136,7 @@ def main():
         ("scenario-dualpipe-no-pipeline.json", [("plan.schedule", "dualpipe")], "schedule"),
         ("scenario-dispatcher-unknown.json", [("plan.moe_dispatcher", "smoke-signals")], "moe_dispatcher"),
         ("scenario-imbalance-below-one.json", [("plan.expert_imbalance", 0.5)], "expert_imbalance"),
+        ("scenario-mtp-negative.json", [("plan.mtp_depth", -1)], "plan.mtp_depth"),
     ]:
         case(name, scenario, edits, "train --scenario {file}", [field])
 

@@ -62,6 +62,8 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         ->check(CLI::IsMember({"alltoall", "deepep"}));
     c->add_option("--expert-imbalance", f->plan.expert_imbalance, "busiest expert rank's routed tokens over the mean (default 1: balanced routing)")
         ->check(CLI::Range(1.0, 1e6));
+    c->add_option("--mtp-depth", f->plan.mtp_depth, "multi-token prediction modules trained beside the model (DeepSeek-V3: 1)")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{16}));
     c->add_flag("--ep-overlap", f->plan.ep_overlap, "hide the expert all-to-all under another micro-batch's compute (where the stack can)");
     c->add_flag("--no-overlap", f->no_overlap, "do not overlap data-parallel communication with compute");
     c->add_option("--train-tokens", f->train_tokens, "also report time and cost to train this many tokens")->check(CLI::Range(1.0, 1e16));
@@ -122,6 +124,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         if (given("--no-overlap")) p.overlap = false;
         if (given("--moe-dispatcher")) p.moe_dispatcher = f->plan.moe_dispatcher;
         if (given("--ep-overlap")) p.ep_overlap = true;
+        if (given("--mtp-depth")) p.mtp_depth = f->plan.mtp_depth;
         if (given("--expert-imbalance")) p.expert_imbalance = f->plan.expert_imbalance;
         if (given("--placement")) p.placement = io::split_list(f->placement);
         if (given("--stack")) setup.stack = resolve_stack(f->stack, options.data_dir);

@@ -162,9 +162,12 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
 
     const double pp = axis(plan.pipeline_axis), tp = axis(PlanAxis::tensor), cp = axis(PlanAxis::context);
     l.pipeline_size = pp;
-    // The slowest (largest) stage sets the pace of the pipeline.
+    // The slowest (largest) stage sets the pace of the pipeline; the last one also runs the
+    // multi-token prediction modules, a block each (Megatron-Core and DeepSeek-V3 place them there).
+    const double last_stage = plan.stage_layers.empty() ? d(model.n_layers) / pp : d(plan.stage_layers.back());
     l.layers_per_stage = plan.stage_layers.empty() ? d(model.n_layers) / pp
                                                    : d(*std::max_element(plan.stage_layers.begin(), plan.stage_layers.end()));
+    l.layers_per_stage = std::max(l.layers_per_stage, last_stage + plan.mtp_depth);
     const double moe_fraction = model.moe ? d(model.moe_layers()) / d(model.n_layers) : 0.0;
 
     const LayerWork& dense_work = work.dense;
@@ -215,6 +218,13 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     } else {
         l.logits_s += output.loss_bytes() / hbm_Bps();
     }
+    // Each prediction module projects [h; emb] from 2D to D, then runs the shared head and its loss again.
+    if (plan.mtp_depth > 0) {
+        const double D = d(model.d_model);
+        const Gemm projection{dense_work.local_tokens, 2.0 * D, D / tp, 1.0, 2.0 * D * D / tp};
+        l.logits_s = (1.0 + plan.mtp_depth) * l.logits_s +
+                     plan.mtp_depth * (gemm_time(s_.chip, projection, dtypes).lower_bound_s() + gemm_backward_s(s_.chip, projection, dtypes));
+    }
     // Fitted on chips with measured kernels only; an efficiency block fitted on runs holds it already.
     l.step_overhead_s = s_.chip.kernels ? s_.stack.per_step_overhead_s : 0.0;
 
@@ -231,7 +241,8 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     l.layer_weight_elements = (1.0 - moe_fraction) * dense_work.weight_elements + moe_fraction * moe_work.weight_elements;
     l.fsdp_size = axis(PlanAxis::fsdp);
     const double embedding_weights = d(model.vocab_size) * d(model.d_model) / (tp * l.fsdp_size) * (model.tied_embeddings || pp > 1 ? 1.0 : 2.0);
-    l.local_params = l.layers_per_stage * l.layer_weight_elements + embedding_weights;
+    l.local_params = l.layers_per_stage * l.layer_weight_elements + embedding_weights +
+                     plan.mtp_depth * 2.0 * d(model.d_model) * d(model.d_model) / tp;
     for (const auto& a : s_.strategy.optimizer_shard_axes)
         if (a != axis_name(PlanAxis::fsdp)) l.optimizer_shard_size *= axis(a);
     const double tokens_per_replica = plan.micro_batch_seqs * s_.seq_len / cp;

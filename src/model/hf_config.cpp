@@ -144,6 +144,7 @@ ModelSpec load_hf_config(const std::filesystem::path& path) {
         model.mla = mla;
     }
     model.context_length = root.non_negative_int("max_position_embeddings", 0);
+    model.mtp_depth = root.non_negative_int("num_nextn_predict_layers", 0);
     ModelFieldNames names;
     read_local_attention(document, root, model, type, names);
     names.n_heads = "num_attention_heads";

@@ -72,6 +72,7 @@ ModelSpec load_model_file(const std::filesystem::path& path) {
         model.mla = spec;
     }
     model.context_length = root.non_negative_int("context_length", 0);
+    model.mtp_depth = root.non_negative_int("mtp_depth", 0);
     if (auto local = root.optional_object("local_attention")) {
         AttentionWindow window;
         const std::string kind = local->string("kind");
@@ -88,6 +89,7 @@ ModelSpec load_model_file(const std::filesystem::path& path) {
     }
     model.published_params = root.optional_sourced_positive_number("published_params");
     model.published_active_params = root.optional_sourced_positive_number("published_active_params");
+    model.published_mtp_params = root.optional_sourced_positive_number("published_mtp_params");
     root.finish();
     validate_model(model, path.string(), {});
     return model;

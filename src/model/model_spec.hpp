@@ -62,8 +62,13 @@ struct ModelSpec {
     std::optional<MlaSpec> mla;
     std::optional<AttentionWindow> window;
     std::int64_t context_length = 0;  // longest context the model was trained for; 0: not stated
+    // Multi-token prediction modules (DeepSeek-V3): each a projection of [norm(h); norm(emb)] from
+    // 2 d_model to d_model and one more transformer block (an MoE block where the model has them),
+    // sharing the embedding and output head; trained beside the model, drafts for speculative decoding.
+    std::int64_t mtp_depth = 0;
     std::optional<double> published_params;
     std::optional<double> published_active_params;
+    std::optional<double> published_mtp_params;  // all multi-token prediction modules
 
     // Tensor parallelism splits the KV heads, or (above their count, as PaLM's multi-query attention
     // and vLLM do) replicates them so that each rank holds one.

@@ -75,6 +75,11 @@ ParamCounts count_params(const ModelSpec& model) {
         counts.moe_layer_total = d(moe.n_experts + moe.n_shared_experts) * expert + router_params(model);
         counts.moe_layer_active = d(moe.top_k + moe.n_shared_experts) * expert + router_params(model);
     }
+    // Block (an MoE block if the model has them) + projection 2D -> D + norms of h, the embedding,
+    // and the shared head's input; the embedding and head themselves are the model's.
+    const double block = counts.attention_per_layer + 2.0 * norm_params(model, D) +
+                         (model.moe ? counts.moe_layer_total : counts.dense_mlp_per_layer);
+    counts.mtp_module = d(model.mtp_depth) > 0 ? block + 2.0 * D * D + 3.0 * norm_params(model, D) : 0.0;
     const double shared = counts.embedding + counts.unembedding + counts.norms +
                           d(model.n_layers) * counts.attention_per_layer +
                           d(model.dense_layers()) * counts.dense_mlp_per_layer;

@@ -16,6 +16,7 @@ struct ParamCounts {
     double dense_mlp_per_layer = 0;
     double moe_layer_total = 0;      // routed + shared experts + router of one MoE layer
     double moe_layer_active = 0;     // what one token touches in an MoE layer
+    double mtp_module = 0;           // one multi-token prediction module (not in total: the published counts leave it out)
     double total = 0;
     double active = 0;               // touched by one token
 };

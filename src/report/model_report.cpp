@@ -28,6 +28,14 @@ std::string model_table(const ModelSpec& model, const ModelSummary& summary) {
         params.add_row({"MoE layer (all experts)", si(p.moe_layer_total)});
         params.add_row({"MoE layer (active)", si(p.moe_layer_active)});
     }
+    if (model.mtp_depth > 0)
+        params.add_row({"multi-token prediction (" + fixed(static_cast<double>(model.mtp_depth), 0) + " module" +
+                            (model.mtp_depth > 1 ? "s" : "") + ", not in total)",
+                        si(static_cast<double>(model.mtp_depth) * p.mtp_module) +
+                            (model.published_mtp_params
+                                 ? " (published " + si(*model.published_mtp_params) + ", " +
+                                       fixed(100.0 * (static_cast<double>(model.mtp_depth) * p.mtp_module / *model.published_mtp_params - 1.0), 2) + "%)"
+                                 : "")});
     if (model.published_params)
         params.add_row({"published total", si(*model.published_params) + " (" +
                                                fixed(100.0 * (p.total / *model.published_params - 1.0), 2) + "%)"});
@@ -76,7 +84,9 @@ std::string model_json(const ModelSpec& model, const ModelSummary& summary) {
                      {"dense_mlp_per_layer", p.dense_mlp_per_layer},
                      {"moe_layer_total", p.moe_layer_total},
                      {"moe_layer_active", p.moe_layer_active},
-                     {"norms", p.norms}};
+                     {"norms", p.norms},
+                     {"mtp_depth", model.mtp_depth},
+                     {"mtp_module", p.mtp_module}};
     if (model.published_params) doc["params"]["published_total"] = *model.published_params;
     doc["seq_len"] = summary.seq_len;
     doc["flops_per_token"] = {{"matmul_forward_flops", summary.forward.matmul_forward},

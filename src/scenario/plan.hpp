@@ -80,6 +80,7 @@ struct Plan : Degrees {
     std::string moe_dispatcher = "alltoall";  // one the stack offers: alltoall or deepep
     bool ep_overlap = false;                  // hide the expert AllToAll under another micro-batch's compute
     double expert_imbalance = 1;              // busiest expert rank's routed tokens over the mean
+    std::int64_t mtp_depth = 0;               // multi-token prediction modules trained beside the model
     bool offload_optimizer = false;
     std::vector<std::string> placement;  // mesh axes innermost first (empty: hungriest innermost)
     // The GEMMs' arithmetic: fp8 weights compute in fp8, weight-only quantisation in `precision`.

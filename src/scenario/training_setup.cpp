@@ -131,6 +131,7 @@ TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global
         throw InputError(origin, "expert_imbalance", "expected 1 (balanced) to ep (" + text(p.ep) + ", every token on one rank), found " +
                                                          std::to_string(p.expert_imbalance));
     plan.expert_imbalance = p.expert_imbalance;
+    plan.mtp_depth = static_cast<double>(p.mtp_depth);
     if (!chip.supports(p.precision))
         throw InputError(origin, "precision", chip.name + " has no " + std::string(dtype_name(p.precision)) + " arithmetic");
 
