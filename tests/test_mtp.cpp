@@ -2,7 +2,10 @@
 // norms per module) and the extra block and output head it puts on the last pipeline stage.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "hardware/catalog.hpp"
+#include "inference/serving.hpp"
 #include "model/model_catalog.hpp"
 #include "model/transformer_math.hpp"
 #include "scenario/training_setup.hpp"
@@ -70,4 +73,45 @@ TEST_CASE("training with MTP: the last stage runs one more block per module, so 
     const TrainingReport a = simulate_training(build_training_scenario(uneven_plain, test::source_dir(), "test"));
     const TrainingReport b = simulate_training(build_training_scenario(uneven, test::source_dir(), "test"));
     CHECK(component_s(b, "attention") == doctest::Approx(component_s(a, "attention")));
+}
+
+TEST_CASE("speculative decoding yields 1 + a + ... + a^D tokens a step") {
+    CHECK(SpeculativeDecoding{1, 0.85}.tokens_per_step() == doctest::Approx(1.85));
+    CHECK(SpeculativeDecoding{2, 0.8}.tokens_per_step() == doctest::Approx(1.0 + 0.8 + 0.64));
+    CHECK(SpeculativeDecoding{0, 0.9}.tokens_per_step() == doctest::Approx(1.0));
+}
+
+TEST_CASE("serve with MTP drafts: a step verifies 1 + D tokens per sequence, TPOT is the step over the tokens it yields") {
+    const std::string base = "serve --model deepseek-v3 --hardware dgx-h200 --chips 8 --tp 8 --batch 32 --input-len 2000 "
+                             "--output-len 1000 --weights-dtype fp8 --json";
+    const auto plain_run = test::run_ridgeline(base);
+    const auto spec_run = test::run_ridgeline(base + " --draft-tokens 1 --acceptance 0.85");
+    REQUIRE(plain_run.exit_code == 0);
+    REQUIRE(spec_run.exit_code == 0);
+    const nlohmann::json plain = nlohmann::json::parse(plain_run.out), spec = nlohmann::json::parse(spec_run.out);
+    CHECK(spec["decode"]["tokens_per_step"].get<double>() == doctest::Approx(1.85));
+    CHECK(spec["decode"]["tpot_s"].get<double>() * 1.85 == doctest::Approx(spec["decode"]["step_s"].get<double>()));
+    // The verifying pass runs twice the tokens of a plain step, and the draft comes on top.
+    CHECK(spec["decode"]["step_s"].get<double>() > plain["decode"]["step_s"].get<double>());
+    CHECK(spec["decode"]["speculative"]["draft_s"].get<double>() > 0.0);
+    // One pass of 61 layers now caches 62 layers' keys and values (the module's block has its own).
+    CHECK(spec["memory"]["kv_cache_bytes"].get<double>() / plain["memory"]["kv_cache_bytes"].get<double>() == doctest::Approx(62.0 / 61.0));
+    // Users see the step's tokens: 32 sequences, one step per TPOT.
+    CHECK(spec["throughput"]["decode_tokens_per_s"].get<double>() == doctest::Approx(32.0 / spec["decode"]["tpot_s"].get<double>()));
+}
+
+TEST_CASE("drafts without prediction modules, more drafts than modules, or no acceptance rate: exit 2 naming the flag") {
+    const std::string base = " --hardware dgx-h100 --chips 8 --tp 8 --batch 8 --input-len 512 --output-len 128";
+    const auto llama = test::run_ridgeline("serve --model llama3-70b" + base + " --draft-tokens 1 --acceptance 0.8");
+    CHECK(llama.exit_code == 2);
+    CHECK(llama.err.find("--draft-tokens") != std::string::npos);
+    const auto two = test::run_ridgeline("serve --model deepseek-v3" + base + " --weights-dtype fp8 --draft-tokens 2 --acceptance 0.8");
+    CHECK(two.exit_code == 2);
+    CHECK(two.err.find("mtp_depth") != std::string::npos);
+    const auto no_rate = test::run_ridgeline("serve --model deepseek-v3" + base + " --weights-dtype fp8 --draft-tokens 1");
+    CHECK(no_rate.exit_code == 2);
+    CHECK(no_rate.err.find("acceptance") != std::string::npos);
+    const auto above = test::run_ridgeline("serve --model deepseek-v3" + base + " --weights-dtype fp8 --draft-tokens 1 --acceptance 1.5");
+    CHECK(above.exit_code == 2);
+    CHECK(above.err.find("--acceptance") != std::string::npos);
 }

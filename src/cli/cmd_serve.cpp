@@ -13,7 +13,8 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
     struct Flags {
         std::string model, hardware, batch = "1", weights = "bf16", kv = "bf16";
         std::int64_t chips = 1, tp = 1, pp = 1, ep = 1, dp = 0;
-        double input_len = 0, output_len = 0, requests_per_s = 0;
+        double input_len = 0, output_len = 0, requests_per_s = 0, acceptance = 0;
+        std::int64_t draft_tokens = 0;
         bool json = false;
         std::string stack;
         OperationsFlags power;
@@ -31,6 +32,10 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--kv-dtype", f->kv, "bf16, fp8 or int8")->capture_default_str();
     c->add_option("--tp", f->tp, "tensor-parallel degree")->check(CLI::PositiveNumber);
     c->add_option("--pp", f->pp, "pipeline stages")->check(CLI::PositiveNumber);
+    c->add_option("--draft-tokens", f->draft_tokens, "speculative decoding: tokens drafted per step by the model's prediction (MTP) modules")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{16}));
+    c->add_option("--acceptance", f->acceptance, "speculative decoding: the chance each draft is accepted (with --draft-tokens)")
+        ->check(CLI::Range(0.0, 1.0));
     c->add_option("--ep", f->ep, "expert-parallel degree (experts spread over data-parallel replicas)")->check(CLI::PositiveNumber);
     c->add_option("--dp", f->dp, "data-parallel replicas (default: what the chips leave)")->check(CLI::PositiveNumber);
     c->add_option("--requests-per-s", f->requests_per_s, "also split prefill and decode replicas for this traffic (disaggregated)")
@@ -50,6 +55,10 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         setup.plan.kv_cache = parse_serving_dtype(f->kv, "--kv-dtype", true);
         setup.input_len = f->input_len;
         setup.output_len = f->output_len;
+        if (f->draft_tokens > 0) {
+            if (c->count("--acceptance") == 0) throw InputError(kRequest, "acceptance", "--draft-tokens needs the acceptance rate");
+            setup.speculative = {f->draft_tokens, f->acceptance};
+        }
         const std::vector<std::int64_t> batches = io::parse_count_range(f->batch, "--batch", 100'000'000);
         setup.batch_seqs = static_cast<double>(batches.front());
         report::ServeExtras extras;

@@ -114,7 +114,7 @@ ServeSearchResult search_serving(const ServeSearchSpace& space) {
                                 ++result.evaluated;
                                 if (!r.fits) break;  // a larger batch needs more memory still
                                 ++result.fitting;
-                                ServeCandidate c{chips, s.plan, s.batch_seqs, r.prefill.time_s, r.decode.time_s,
+                                ServeCandidate c{chips, s.plan, s.batch_seqs, r.prefill.time_s, r.tpot_s(),
                                                  r.output_tokens_per_s, r.output_tokens_per_s_per_chip, r.tokens_per_s_per_user,
                                                  r.cost_per_million_output_tokens_usd, r.memory.total_bytes(), r.decode.bound,
                                                  false};

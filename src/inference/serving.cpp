@@ -28,8 +28,11 @@ public:
     explicit ChipModel(const ServingScenario& s)
         : s_(s), axes_(s.plan.axis_sizes()) {}
 
-    [[nodiscard]] LayerCost layer(bool decode, double seqs, double len) const;
-    [[nodiscard]] PhaseCost phase(bool decode, double seqs, double len) const;
+    // `queries` tokens per sequence in a decode pass (1 plus the drafts it verifies).
+    [[nodiscard]] LayerCost layer(bool decode, double seqs, double len, double queries = 1) const;
+    [[nodiscard]] PhaseCost phase(bool decode, double seqs, double len, double queries = 1) const;
+    // One prediction module drafting a token for each sequence: projection, block, output head.
+    [[nodiscard]] double draft_s(double seqs, double len) const;
 
 private:
     void add_layer(LayerCost& c, const LayerWork& work, bool decode, double len, double fraction) const;
@@ -90,11 +93,11 @@ void ChipModel::add_layer(LayerCost& c, const LayerWork& work, bool decode, doub
     c.attention_memory_s += t.memory_s * fraction;
 }
 
-LayerCost ChipModel::layer(bool decode, double seqs, double len) const {
+LayerCost ChipModel::layer(bool decode, double seqs, double len, double queries) const {
     const ModelSpec& m = s_.model;
     MicroBatch pass;
     pass.micro_batch_seqs = seqs;
-    pass.seq_len = decode ? 1.0 : len;
+    pass.seq_len = decode ? queries : len;
     pass.context_len = decode ? len : 0.0;
     pass.weight_bytes = bytes_per_element(s_.plan.weights);
     pass.combine_experts_before_reduce = true;
@@ -105,18 +108,18 @@ LayerCost ChipModel::layer(bool decode, double seqs, double len) const {
     return c;
 }
 
-PhaseCost ChipModel::phase(bool decode, double seqs, double len) const {
+PhaseCost ChipModel::phase(bool decode, double seqs, double len, double queries) const {
     const ModelSpec& m = s_.model;
     PhaseCost p;
-    p.tokens = decode ? seqs : seqs * len;
+    p.tokens = decode ? seqs * queries : seqs * len;
     p.context = len;
     p.layers = d(m.n_layers);
-    p.per_layer = layer(decode, seqs, len);
+    p.per_layer = layer(decode, seqs, len, queries);
     const LayerCost& c = p.per_layer;
 
     // Logits: every decode token, only the last token of each prompt.
     LayerCost logits;
-    const DerivedMatmul out = derive_output_work(m, s_.strategy, axes_, seqs).logits;
+    const DerivedMatmul out = derive_output_work(m, s_.strategy, axes_, decode ? seqs * queries : seqs).logits;
     matmul(logits, {out.rows, out.contract, out.cols, out.instances, out.weight_elements});
     p.output_layer_s = logits.matmul_s;
     std::string pipeline_level;
@@ -151,6 +154,17 @@ PhaseCost ChipModel::phase(bool decode, double seqs, double len) const {
     else if (worst == p.kv_s) p.bound = {Bound::kv_cache, ""};
     else p.bound = {Bound::network, level};
     return p;
+}
+
+double ChipModel::draft_s(double seqs, double len) const {
+    const double D = d(s_.model.d_model), tp = d(s_.plan.tp);
+    LayerCost projection;
+    matmul(projection, {seqs, 2.0 * D, D / tp, 1.0, 2.0 * D * D / tp});
+    LayerCost logits;
+    const DerivedMatmul out = derive_output_work(s_.model, s_.strategy, axes_, seqs).logits;
+    matmul(logits, {out.rows, out.contract, out.cols, out.instances, out.weight_elements});
+    // The module's block is a layer of the model (an MoE block where the model has them).
+    return projection.matmul_s + layer(true, seqs, len).time_s() + logits.matmul_s;
 }
 
 // Parameters of the routed experts (what expert parallelism splits further).
@@ -215,8 +229,15 @@ ServingReport simulate_serving(const ServingScenario& s) {
     // Decode: the batch splits into micro-batches that keep the pipeline full; a token crosses every stage.
     const double microbatches = std::min(pp, batch);
     const double context = s.input_len + s.output_len / 2.0;  // mean over the generation
-    r.decode = chip.phase(true, batch / microbatches, context);
-    const double tpot = r.decode.time_s;
+    const SpeculativeDecoding& spec = s.speculative;
+    r.decode = chip.phase(true, batch / microbatches, context, 1.0 + d(spec.draft_tokens));
+    if (spec.draft_tokens > 0) {
+        // The drafts run one after another on the last stage, before the step that verifies them.
+        r.draft_s = d(spec.draft_tokens) * chip.draft_s(batch / microbatches, context);
+        r.decode.time_s += r.draft_s;
+        r.decode_tokens_per_step = spec.tokens_per_step();
+    }
+    const double tpot = r.tpot_s();
     const double replicas = d(s.plan.dp), chips = d(s.plan.chips());
     r.decode_tokens_per_s = replicas * decode_tokens_per_s(batch, tpot);
     r.output_tokens_per_s = replicas * batch * s.output_len / (s.output_len * tpot + r.prefill_batch_s);
@@ -231,9 +252,16 @@ ServingReport simulate_serving(const ServingScenario& s) {
     const double routed = routed_expert_params(m);
     const double shared = count_params(m).total - routed;
     r.memory.weights_bytes = (shared / (tp * pp) + routed / (tp * pp * ep)) * bytes_per_element(s.plan.weights);
+    // Drafting, the last stage also holds the prediction modules and their blocks' KV caches.
+    const double draft_layers = d(s.speculative.draft_tokens);
+    if (draft_layers > 0) {
+        const double routed_block = m.moe ? routed / d(m.moe_layers()) : 0.0;  // split further by ep
+        const double module = count_params(m).mtp_module;
+        r.memory.weights_bytes += draft_layers * ((module - routed_block) / tp + routed_block / (tp * ep)) * bytes_per_element(s.plan.weights);
+    }
     const double kv_split = d(m.kv_head_split(s.plan.tp));  // an MLA latent is not split by heads; replicated heads not further
     r.kv_cache_bytes_per_sequence = kv_cache_bytes_per_sequence(m, s.input_len + s.output_len, s.plan.kv_cache);
-    const double kv_per_seq = r.kv_cache_bytes_per_sequence / (kv_split * pp);
+    const double kv_per_seq = r.kv_cache_bytes_per_sequence / (kv_split * pp) * (1.0 + draft_layers * pp / d(m.n_layers));
     r.memory.kv_cache_bytes = batch * kv_per_seq;
     const double widest = m.moe ? d(m.moe->top_k + m.moe->n_shared_experts) * d(m.moe->d_ff_expert)
                                 : d(m.d_ff);
@@ -277,7 +305,7 @@ ServingCurve serving_curve(ServingScenario scenario, const std::vector<double>& 
         if (batch < d(scenario.plan.dp) || std::fmod(batch, d(scenario.plan.dp)) != 0.0) continue;
         scenario.batch_seqs = batch;
         const ServingReport r = simulate_serving(scenario);
-        curve.points.push_back({batch, r.decode.time_s, r.prefill.time_s, r.output_tokens_per_s,
+        curve.points.push_back({batch, r.tpot_s(), r.prefill.time_s, r.output_tokens_per_s,
                                 r.output_tokens_per_s_per_chip, r.tokens_per_s_per_user, r.decode.bound,
                                 r.decode.matmuls_compute_bound, r.fits});
         if (curve.critical_batch_seqs == 0 && r.decode.matmuls_compute_bound) curve.critical_batch_seqs = batch;
@@ -291,9 +319,9 @@ Disaggregation disaggregate(const ServingScenario& s, const ServingReport& r, do
     const double batch = s.batch_per_replica();
     // A prefill replica pipelines prompts over its stages; a decode replica finishes its batch every output_len steps.
     const double prefill_s = r.prefill.time_s / d(s.plan.pp);
-    plan.prefill_per_decode = prefill_servers_per_decode_server(prefill_s, r.decode.time_s, batch, s.output_len);
+    plan.prefill_per_decode = prefill_servers_per_decode_server(prefill_s, r.tpot_s(), batch, s.output_len);
     plan.prefill_replicas = static_cast<std::int64_t>(std::ceil(requests_per_s * prefill_s));
-    plan.decode_replicas = static_cast<std::int64_t>(std::ceil(requests_per_s * s.output_len * r.decode.time_s / batch));
+    plan.decode_replicas = static_cast<std::int64_t>(std::ceil(requests_per_s * s.output_len * r.tpot_s() / batch));
     plan.prefill_chips = plan.prefill_replicas * s.plan.replica_chips();
     plan.decode_chips = plan.decode_replicas * s.plan.replica_chips();
     return plan;
@@ -303,7 +331,7 @@ double serving_kernel_share(const ServingReport& r, double output_len) {
     const auto kernels_s = [](const PhaseCost& phase, double phase_s) {
         return phase.time_s > 0 ? phase_s * std::clamp(1.0 - phase.network_s / phase.time_s, 0.0, 1.0) : 0.0;
     };
-    const double decode_s = output_len * r.decode.time_s;
+    const double decode_s = output_len * r.tpot_s();
     const double total_s = r.prefill_batch_s + decode_s;
     return total_s > 0 ? (kernels_s(r.prefill, r.prefill_batch_s) + kernels_s(r.decode, decode_s)) / total_s : 0.0;
 }

@@ -35,6 +35,20 @@ struct ServedModel {
     Stack stack;        // the serving framework (its attention kernel)
 };
 
+// Speculative decoding with the model's multi-token prediction modules (DeepSeek-V3): each step the
+// modules draft `draft_tokens` tokens one after another, the model verifies them with the next
+// token in one pass, and each draft is accepted with probability `acceptance` if those before it were.
+struct SpeculativeDecoding {
+    std::int64_t draft_tokens = 0;
+    double acceptance = 0;
+    // Tokens a step yields: 1 + a + a^2 + ... + a^draft_tokens.
+    [[nodiscard]] double tokens_per_step() const {
+        double tokens = 1, accepted = 1;
+        for (std::int64_t i = 0; i < draft_tokens; ++i) tokens += (accepted *= acceptance);
+        return tokens;
+    }
+};
+
 struct ServingScenario {
     ModelSpec model;
     ChipSpec chip;  // with its efficiencies
@@ -46,6 +60,7 @@ struct ServingScenario {
     double batch_seqs = 1;  // sequences decoded together over the whole deployment
     double input_len = 0;   // prompt tokens per request
     double output_len = 0;  // generated tokens per request
+    SpeculativeDecoding speculative;
     [[nodiscard]] double batch_per_replica() const { return batch_seqs / static_cast<double>(plan.dp); }
 };
 
@@ -111,7 +126,10 @@ struct MoeDecode {
 
 struct ServingReport {
     PhaseCost prefill;       // one prompt: time to first token
-    PhaseCost decode;        // one step: time per output token
+    PhaseCost decode;        // one step (verifying the drafts, and drafting, when speculative)
+    double decode_tokens_per_step = 1;  // per sequence: 1 unless speculative
+    double draft_s = 0;                 // of a step, in the prediction modules
+    [[nodiscard]] double tpot_s() const { return decode.time_s / decode_tokens_per_step; }
     double prefill_batch_s = 0;  // the replica's whole batch of prompts prefilled together
     double decode_tokens_per_s = 0;   // decode only, whole deployment
     double output_tokens_per_s = 0;   // with each batch's prefill in the same chips' time

@@ -70,7 +70,13 @@ std::string serve_table(const ServingScenario& s, const ServingReport& r, const 
     text += prefill.render() + "time to first token " + seconds(r.prefill.time_s) + ", bound: " + limit_text(r.prefill.bound) + "\n\n";
     Table decode({"decode step (context " + fixed(r.decode.context, 0) + "), per chip", "amount", "time"});
     phase_rows(decode, r.decode);
-    text += decode.render() + "time per output token " + seconds(r.decode.time_s) + ", bound: " + limit_text(r.decode.bound) +
+    if (s.speculative.draft_tokens > 0)
+        text += decode.render() + "speculative: " + std::to_string(s.speculative.draft_tokens) + " draft token(s) from the prediction modules (" +
+                seconds(r.draft_s) + " of the " + seconds(r.decode.time_s) + " step), acceptance " + fixed(s.speculative.acceptance, 2) +
+                ": " + fixed(r.decode_tokens_per_step, 2) + " tokens per step\n";
+    else
+        text += decode.render();
+    text += "time per output token " + seconds(r.tpot_s()) + ", bound: " + limit_text(r.decode.bound) +
             " (matmuls " + (r.decode.matmuls_compute_bound ? "compute" : "memory") + "-bound)\n\n";
     if (r.moe) {
         text += "MoE decode: " + fixed(r.moe->tokens_per_group, 0) + " tokens per expert group touch " +
@@ -141,7 +147,12 @@ std::string serve_json(const ServingScenario& s, const ServingReport& r, const S
     doc["prefill"]["ttft_s"] = r.prefill.time_s;
     doc["prefill"]["batch_prefill_s"] = r.prefill_batch_s;
     doc["decode"] = phase_json(r.decode);
-    doc["decode"]["tpot_s"] = r.decode.time_s;
+    doc["decode"]["tpot_s"] = r.tpot_s();
+    doc["decode"]["step_s"] = r.decode.time_s;
+    doc["decode"]["tokens_per_step"] = r.decode_tokens_per_step;
+    if (s.speculative.draft_tokens > 0)
+        doc["decode"]["speculative"] = {{"draft_tokens", s.speculative.draft_tokens}, {"acceptance", s.speculative.acceptance},
+                                        {"draft_s", r.draft_s}};
     doc["throughput"] = {{"output_tokens_per_s", r.output_tokens_per_s},
                          {"output_tokens_per_s_per_chip", r.output_tokens_per_s_per_chip},
                          {"decode_tokens_per_s", r.decode_tokens_per_s},

@@ -38,6 +38,14 @@ ServingScenario build_serving_scenario(const ServingSetup& setup) {
     s.batch_seqs = setup.batch_seqs;
     s.input_len = setup.input_len;
     s.output_len = setup.output_len;
+    s.speculative = setup.speculative;
+    if (s.speculative.draft_tokens > 0) {
+        if (s.speculative.draft_tokens > s.model.mtp_depth)
+            throw InputError(kRequest, "draft_tokens", text(s.speculative.draft_tokens) + " drafts need as many prediction modules; " +
+                                                           s.model.name + " has " + text(s.model.mtp_depth) + " (mtp_depth)");
+        if (!(s.speculative.acceptance >= 0.0 && s.speculative.acceptance <= 1.0))
+            throw InputError(kRequest, "acceptance", "a probability from 0 to 1, found " + std::to_string(s.speculative.acceptance));
+    }
     if (setup.chips < 1) throw InputError(kRequest, "chips", "at least one chip");
     if (s.plan.tp < 1 || s.plan.pp < 1 || s.plan.ep < 1 || s.plan.dp < 0)
         throw InputError(kRequest, "tp", "parallel degrees must be at least 1");

@@ -16,6 +16,7 @@ struct ServingSetup : ServedModel {
     double batch_seqs = 1;
     double input_len = 0;
     double output_len = 0;
+    SpeculativeDecoding speculative;
 };
 
 // The model, the hardware, the serving strategy and the stack by name or file (catalog lookups;
