@@ -183,6 +183,39 @@ TEST_CASE("every top plan simulates through the train path to the step time and 
     for (std::size_t i = 1; i < result.top.size(); ++i) CHECK(result.top[i - 1].step_time_s <= result.top[i].step_time_s);
 }
 
+TEST_CASE("an MoE search with DeepEP, overlap, imbalance and MTP given: each top plan is what train makes of it") {
+    ModelSpec moe = mid_model();
+    moe.moe = MoeSpec{16, 2, 4096, 0, 0, 0, 0};
+    const Hardware hardware = resolve_hardware("dgx-h100", test::source_dir());
+    TrainSearchSpec spec = spec_on("dgx-h100", 16, moe);
+    spec.global_batch_seqs = 64;
+    spec.top_k = 10;
+    spec.fixed.ep = 8;
+    spec.fixed.moe_dispatcher = "deepep";
+    spec.fixed.ep_overlap = true;
+    spec.fixed.expert_imbalance = 1.3;
+    spec.fixed.mtp_depth = 1;
+    const TrainSearchResult result = search_training(spec);
+    REQUIRE(!result.top.empty());
+    for (const SearchedPlan& plan : result.top) {
+        CHECK(plan.moe_dispatcher == "deepep");
+        CHECK(plan.ep_overlap);
+        CHECK(plan.expert_imbalance == 1.3);
+        CHECK(plan.mtp_depth == 1);
+        TrainingSetup setup;
+        setup.model = spec.model;
+        setup.hardware = hardware;
+        setup.cluster = spec.cluster;
+        setup.chips = 16;
+        setup.seq_len = spec.seq_len;
+        setup.global_batch_seqs = spec.global_batch_seqs;
+        setup.plan = plan;
+        const TrainingReport r = simulate_training(build_training_scenario(setup, test::source_dir(), "plan"));
+        CHECK(test::relative_error(r.step_time_s, plan.step_time_s) < 1e-12);
+        CHECK(test::relative_error(r.memory.total_bytes(), plan.memory_bytes) < 1e-12);
+    }
+}
+
 TEST_CASE("the top K lists a plan once: other axis orders costing the same within 0.1% are counted, the best kept") {
     const auto plan = [](std::int64_t tp, std::uint8_t inner, double step_s, std::uint64_t ordinal) {
         SearchedPlan p;

@@ -31,7 +31,10 @@ struct Flags {
     int zero = 0;
     double micro_batch = 0;
     std::string recompute, schedule, precision = "bf16", strategy, placement, sp, offload, overlap, tp_overlap;
-    std::string stack;
+    std::string stack, moe_dispatcher = "alltoall";
+    bool ep_overlap = false;
+    double expert_imbalance = 1;
+    std::int64_t mtp_depth = 0;
 };
 
 std::optional<bool> on_off(const std::string& text, const char* flag) {
@@ -60,6 +63,10 @@ SearchConstraints constraints(const Flags& f, const CLI::App* c) {
     k.offload_optimizer = on_off(f.offload, "--offload-optimizer");
     k.overlap = on_off(f.overlap, "--overlap");
     k.tp_overlap = on_off(f.tp_overlap, "--tp-overlap");
+    k.moe_dispatcher = f.moe_dispatcher;
+    k.ep_overlap = f.ep_overlap;
+    k.expert_imbalance = f.expert_imbalance;
+    k.mtp_depth = f.mtp_depth;
     return k;
 }
 
@@ -100,6 +107,13 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     c->add_option("--offload-optimizer", f->offload, "fix optimizer offload: on or off");
     c->add_option("--overlap", f->overlap, "fix data-parallel overlap: on or off");
     c->add_option("--tp-overlap", f->tp_overlap, "fix tensor-parallel overlap: on or off");
+    c->add_option("--moe-dispatcher", f->moe_dispatcher, "MoE token dispatcher the stack offers: alltoall (default) or deepep")
+        ->check(CLI::IsMember({"alltoall", "deepep"}));
+    c->add_flag("--ep-overlap", f->ep_overlap, "hide the expert all-to-all under another micro-batch's compute (where the stack can)");
+    c->add_option("--expert-imbalance", f->expert_imbalance, "busiest expert rank's routed tokens over the mean (default 1)")
+        ->check(CLI::Range(1.0, 1e6));
+    c->add_option("--mtp-depth", f->mtp_depth, "multi-token prediction modules trained beside the model")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{16}));
     c->callback([f, c, &options] {
         TrainSearchSpec spec;
         spec.fixed = constraints(*f, c);
@@ -120,6 +134,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         }
         spec.chip = hardware.chip;
         spec.stack = f->stack.empty() ? default_stack(hardware.chip, false, options.data_dir) : resolve_stack(f->stack, options.data_dir);
+        check_moe_dispatch(spec.stack, f->moe_dispatcher, f->ep_overlap, kRequest);
         spec.seq_len = f->seq_len;
         spec.precision = *parse_dtype(f->precision);
         spec.top_k = f->top;

@@ -68,6 +68,8 @@ std::string knobs_text(const SearchedPlan& p) {
     if (p.offload_optimizer) text += " offload";
     if (!p.overlap) text += " no-overlap";
     if (p.tp_overlap) text += " tp-overlap";
+    if (p.ep > 1 && p.moe_dispatcher != "alltoall") text += " " + p.moe_dispatcher;
+    if (p.ep_overlap) text += " ep-overlap";
     return text;
 }
 
@@ -84,7 +86,8 @@ nlohmann::json plan_document(const SearchedPlan& p) {
                           {"zero", p.zero.value_or(0)}, {"micro_batch_seqs", p.micro_batch_seqs}, {"microbatches", p.microbatches},
                           {"schedule", schedule_name(p.schedule)}, {"recompute", p.recompute.name},
                           {"offload_optimizer", p.offload_optimizer}, {"overlap", p.overlap}, {"tp_overlap", p.tp_overlap},
-                          {"uneven_pipeline", !p.stage_layers.empty()}, {"placement", p.placement}};
+                          {"moe_dispatcher", p.moe_dispatcher}, {"ep_overlap", p.ep_overlap}, {"expert_imbalance", p.expert_imbalance},
+                          {"mtp_depth", p.mtp_depth}, {"uneven_pipeline", !p.stage_layers.empty()}, {"placement", p.placement}};
     doc["other_placements_alike"] = p.other_orders;
     return doc;
 }

@@ -160,10 +160,7 @@ TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::
     scenario.global_batch_seqs = setup.global_batch_seqs;
     scenario.stack = setup.stack ? *setup.stack : default_stack(setup.hardware.chip, false, data_dir);
     scenario.plan = make_training_plan(p, setup.chips, setup.global_batch_seqs, setup.model, setup.hardware.chip, origin);
-    if (!scenario.stack.offers_dispatcher(p.moe_dispatcher))
-        throw InputError(origin, "moe_dispatcher", "the " + scenario.stack.name + " stack has no " + p.moe_dispatcher + " token dispatcher");
-    if (p.ep_overlap && !scenario.stack.expert_comm_overlap)
-        throw InputError(origin, "ep_overlap", "the " + scenario.stack.name + " stack does not overlap the expert all-to-all");
+    check_moe_dispatch(scenario.stack, p.moe_dispatcher, p.ep_overlap, origin);
     scenario.strategy = resolve_strategy(p.strategy.empty() ? default_strategy_name(p) : p.strategy, data_dir);
     apply_zero_stage(scenario.strategy, scenario.plan.zero_stage);
     for (TensorSpec* experts : {&scenario.strategy.w_mlp_in, &scenario.strategy.w_mlp_out})

@@ -292,6 +292,10 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
     static_cast<Degrees&>(plan) = g;
     if (o.uneven_pipeline) plan.stage_layers = balanced_stage_layers(spec_.model.n_layers, g.pp);
     plan.precision = spec_.precision;
+    plan.moe_dispatcher = spec_.fixed.moe_dispatcher;
+    plan.ep_overlap = spec_.fixed.ep_overlap && g.ep > 1;
+    plan.expert_imbalance = g.ep > 1 ? spec_.fixed.expert_imbalance : 1.0;
+    plan.mtp_depth = spec_.fixed.mtp_depth;
     const double per_replica = spec_.global_batch_seqs / d(g.dp);
 
     // Each order of the axes on the topology, laid once for every knob of the layout (or not at
@@ -415,6 +419,7 @@ void Search::run_knobs(const LayoutOptions& o, const std::vector<int>& zeros, co
                             k.offload_optimizer = offload;
                             k.overlap_data_parallel = overlap;
                             k.overlap_tensor_parallel = tp_overlap;
+                            k.overlap_expert_parallel = plan.ep_overlap;
                             const std::uint64_t this_ordinal = ordinal++;
                             ++r.plans_evaluated;
                             const double memory = estimate_memory(l, k).total_bytes();

@@ -43,6 +43,11 @@ struct SearchConstraints : GivenDegrees {
     std::optional<double> micro_batch_seqs;
     std::optional<std::vector<std::string>> placement;  // axes innermost first
     std::optional<std::string> strategy;                // a name in the library: only its axes are used
+    // Given, never searched: how the stack dispatches tokens and the job's routing and extra modules.
+    std::string moe_dispatcher = "alltoall";
+    bool ep_overlap = false;
+    double expert_imbalance = 1;
+    std::int64_t mtp_depth = 0;
 };
 
 struct TrainSearchSpec : TrainingJob {

@@ -3,7 +3,6 @@
 // kernel, whether the memory-bound kernels are fused, how the loss is computed — and the few
 // overheads of its own that no kernel measurement shows, fitted on published runs with their
 // origin stored. Kernel efficiencies are the chip's (hardware files, "kernels"), never the stack's.
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -29,10 +28,10 @@ struct Stack {
     // micro-batch's compute (Megatron-Core's EP overlap; DualPipe does so by construction).
     std::vector<std::string> moe_dispatchers{"alltoall"};
     bool expert_comm_overlap = false;
-    [[nodiscard]] bool offers_dispatcher(const std::string& dispatcher) const {
-        return std::find(moe_dispatchers.begin(), moe_dispatchers.end(), dispatcher) != moe_dispatchers.end();
-    }
 };
+
+// InputError naming `origin`'s moe_dispatcher or ep_overlap when the stack lacks what a plan asks.
+void check_moe_dispatch(const Stack& stack, const std::string& dispatcher, bool overlap, const std::string& origin);
 
 // The stack a chip runs when none is named: Megatron-Core for training and vLLM for serving on
 // GPUs, MaxText on TPUs.

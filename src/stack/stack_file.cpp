@@ -1,5 +1,6 @@
 #include "stack/stack_file.hpp"
 
+#include <algorithm>
 #include <tuple>
 
 #include "core/error.hpp"
@@ -42,6 +43,13 @@ Stack load_stack_file(const std::filesystem::path& path) {
     root.allow("notes");
     root.finish();
     return stack;
+}
+
+void check_moe_dispatch(const Stack& stack, const std::string& dispatcher, bool overlap, const std::string& origin) {
+    if (std::find(stack.moe_dispatchers.begin(), stack.moe_dispatchers.end(), dispatcher) == stack.moe_dispatchers.end())
+        throw InputError(origin, "moe_dispatcher", "the " + stack.name + " stack has no " + dispatcher + " token dispatcher");
+    if (overlap && !stack.expert_comm_overlap)
+        throw InputError(origin, "ep_overlap", "the " + stack.name + " stack does not overlap the expert all-to-all");
 }
 
 std::vector<CatalogEntry> list_stacks(const std::filesystem::path& data_dir) { return io::list_catalog(data_dir / "stacks"); }
