@@ -64,7 +64,7 @@ def main():
     # The records' accelerator names as the run files spell them (h100-sxm, b200, ...).
     tmp = tempfile.mkdtemp()
     try:
-        for folder in ("hardware", "models", "strategies", "stacks"):
+        for folder in ("hardware", "models", "strategies", "stacks", "recompute"):
             shutil.copytree(os.path.join(ROOT, folder), os.path.join(tmp, folder))
         for name in sorted(stacks):
             records = [r for r in runs["records"] if r.get("kind") == "train" and

@@ -115,3 +115,20 @@ TEST_CASE("drafts without prediction modules, more drafts than modules, or no ac
     CHECK(above.exit_code == 2);
     CHECK(above.err.find("--acceptance") != std::string::npos);
 }
+
+TEST_CASE("fp8 training keeps the output layer in bf16 (Megatron-Core's output_layer is not a Transformer Engine module)") {
+    TrainingSetup setup = llama8b_pp2(0);
+    setup.plan.pp = 1;
+    setup.plan.precision = Dtype::fp8;
+    const TrainingScenario fp8 = build_training_scenario(setup, test::source_dir(), "test");
+    setup.plan.precision = Dtype::bf16;
+    const TrainingScenario bf16 = build_training_scenario(setup, test::source_dir(), "test");
+    const LayoutCosts a = cost_layout(fp8, derive_layout_work(fp8), nullptr).costs;
+    const LayoutCosts b = cost_layout(bf16, derive_layout_work(bf16), nullptr).costs;
+    CHECK(a.logits_s == doctest::Approx(b.logits_s));  // the same GEMMs and loss either way
+    CHECK(a.matmul_fwd_s < 0.75 * b.matmul_fwd_s);     // while the blocks' GEMMs run at the fp8 rate
+    // A stack that quantises the output layer too prices it at the fp8 rate.
+    TrainingScenario quantised = fp8;
+    quantised.stack.fp8_output_layer = true;
+    CHECK(cost_layout(quantised, derive_layout_work(quantised), nullptr).costs.logits_s < 0.75 * b.logits_s);
+}

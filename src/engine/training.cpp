@@ -208,7 +208,10 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     // GEMMs, and the fp32 softmax cross-entropy forward and backward.
     const OutputWork& output = work.output;
     const DerivedMatmul& logits = output.logits;
-    const MatmulDtypes dtypes{Dtype::bf16, Dtype::bf16, plan.compute};
+    // fp8 recipes quantise the transformer blocks' GEMMs; the output layer stays bf16 unless the stack says otherwise.
+    const bool fp8_logits = plan.compute != Dtype::fp8 || s_.stack.fp8_output_layer;
+    const MatmulDtypes dtypes{Dtype::bf16, Dtype::bf16, fp8_logits ? plan.compute : Dtype::bf16};
+    const MatmulDtypes block_dtypes{Dtype::bf16, Dtype::bf16, plan.compute};
     const Gemm logits_gemm{logits.rows, logits.contract, logits.cols, logits.instances, logits.weight_elements};
     l.logits_s = gemm_time(s_.chip, logits_gemm, dtypes).lower_bound_s() + gemm_backward_s(s_.chip, logits_gemm, dtypes);
     if (s_.chip.kernels) {
@@ -223,7 +226,8 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
         const double D = d(model.d_model);
         const Gemm projection{dense_work.local_tokens, 2.0 * D, D / tp, 1.0, 2.0 * D * D / tp};
         l.logits_s = (1.0 + plan.mtp_depth) * l.logits_s +
-                     plan.mtp_depth * (gemm_time(s_.chip, projection, dtypes).lower_bound_s() + gemm_backward_s(s_.chip, projection, dtypes));
+                     plan.mtp_depth * (gemm_time(s_.chip, projection, block_dtypes).lower_bound_s() +
+                                       gemm_backward_s(s_.chip, projection, block_dtypes));
     }
     // Fitted on chips with measured kernels only; an efficiency block fitted on runs holds it already.
     l.step_overhead_s = s_.chip.kernels ? s_.stack.per_step_overhead_s : 0.0;

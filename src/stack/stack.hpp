@@ -20,6 +20,7 @@ struct Stack {
     // at the rate of a plain copy.
     bool fused_elementwise = true;
     bool fp32_cross_entropy = false;  // the loss upcasts the logits to fp32 (eager cross-entropy)
+    bool fp8_output_layer = false;    // under fp8 the output layer's GEMMs run in fp8 too (none of the shipped stacks)
     double per_step_overhead_s = 0;   // fitted: once per optimizer step (host work, synchronisation)
     double layer_overhead_fraction = 0;  // fitted: of each layer's compute (launch gaps, framework work)
     std::string fitted_origin;           // where the fitted parameters come from

@@ -26,6 +26,7 @@ Stack load_stack_file(const std::filesystem::path& path) {
     if (elementwise != "fused" && elementwise != "eager") root.fail("elementwise", "expected \"fused\" or \"eager\", found \"" + elementwise + "\"");
     stack.fused_elementwise = elementwise == "fused";
     stack.fp32_cross_entropy = root.boolean("fp32_cross_entropy", false);
+    stack.fp8_output_layer = root.boolean("fp8_output_layer", false);
     if (root.has("moe_dispatchers")) {
         stack.moe_dispatchers = root.string_list("moe_dispatchers");
         for (const std::string& name : stack.moe_dispatchers)
