@@ -210,10 +210,10 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     const DerivedMatmul& logits = output.logits;
     // fp8 recipes quantise the transformer blocks' GEMMs; the output layer stays bf16 unless the stack says otherwise.
     const bool fp8_logits = plan.compute != Dtype::fp8 || s_.stack.fp8_output_layer;
-    const MatmulDtypes dtypes{Dtype::bf16, Dtype::bf16, fp8_logits ? plan.compute : Dtype::bf16};
+    const MatmulDtypes head_dtypes{Dtype::bf16, Dtype::bf16, fp8_logits ? plan.compute : Dtype::bf16};
     const MatmulDtypes block_dtypes{Dtype::bf16, Dtype::bf16, plan.compute};
     const Gemm logits_gemm{logits.rows, logits.contract, logits.cols, logits.instances, logits.weight_elements};
-    l.logits_s = gemm_time(s_.chip, logits_gemm, dtypes).lower_bound_s() + gemm_backward_s(s_.chip, logits_gemm, dtypes);
+    l.logits_s = gemm_time(s_.chip, logits_gemm, head_dtypes).lower_bound_s() + gemm_backward_s(s_.chip, logits_gemm, head_dtypes);
     if (s_.chip.kernels) {
         // The loss reads the bf16 logits and writes their gradient, at the measured rate of the stack's cross-entropy.
         const char* loss = s_.stack.fp32_cross_entropy ? "cross_entropy_fwdbwd_fp32upcast" : "cross_entropy_fwdbwd_bf16";
