@@ -83,9 +83,9 @@ BruteForce brute_force(const TrainSearchSpec& spec, const Hardware& hardware) {
                     if (pp == 1) schedules = {{PipelineSchedule::one_f_one_b, 1}};
                     else {
                         schedules = {{PipelineSchedule::gpipe, 1}, {PipelineSchedule::one_f_one_b, 1}};
-                        if (m.n_layers % pp == 0)
-                            for (const auto v : divisors(m.n_layers / pp))
-                                if (v > 1) schedules.push_back({PipelineSchedule::interleaved, v});
+                        // Interleaving over uneven stages too: chunks dividing the largest stage, none empty.
+                        for (const auto v : divisors((m.n_layers + pp - 1) / pp))
+                            if (v > 1 && v <= m.n_layers / pp) schedules.push_back({PipelineSchedule::interleaved, v});
                     }
                     std::vector<std::string> axes;
                     const std::vector<std::pair<std::string, std::int64_t>> sizes = {
@@ -213,6 +213,32 @@ TEST_CASE("an MoE search with DeepEP, overlap, imbalance and MTP given: each top
         const TrainingReport r = simulate_training(build_training_scenario(setup, test::source_dir(), "plan"));
         CHECK(test::relative_error(r.step_time_s, plan.step_time_s) < 1e-12);
         CHECK(test::relative_error(r.memory.total_bytes(), plan.memory_bytes) < 1e-12);
+    }
+}
+
+TEST_CASE("uneven pipelines interleave too: 14 layers on 4 stages (3, 4, 4, 3: the outer ones lighter) in 2 chunks each") {
+    ModelSpec m = mid_model();
+    m.n_layers = 14;
+    const Hardware hardware = resolve_hardware("dgx-h100", test::source_dir());
+    TrainSearchSpec spec = spec_on("dgx-h100", 16, m);
+    spec.global_batch_seqs = 64;
+    spec.fixed.pp = 4;
+    spec.fixed.schedule = PipelineSchedule::interleaved;
+    const TrainSearchResult result = search_training(spec);
+    REQUIRE(!result.top.empty());
+    for (const SearchedPlan& plan : result.top) {
+        CHECK(plan.vpp == 2);  // 4 would leave the 3-layer stages a chunk short
+        CHECK(plan.stage_layers == std::vector<std::int64_t>{3, 4, 4, 3});
+        TrainingSetup setup;
+        setup.model = spec.model;
+        setup.hardware = hardware;
+        setup.cluster = spec.cluster;
+        setup.chips = 16;
+        setup.seq_len = spec.seq_len;
+        setup.global_batch_seqs = spec.global_batch_seqs;
+        setup.plan = plan;
+        const TrainingReport r = simulate_training(build_training_scenario(setup, test::source_dir(), "plan"));
+        CHECK(test::relative_error(r.step_time_s, plan.step_time_s) < 1e-12);
     }
 }
 

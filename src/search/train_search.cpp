@@ -254,9 +254,12 @@ LayoutOptions Search::options(const Degrees& g) const {
         // Zero-bubble and DualPipe need their stack's support: searched only when asked for.
         if (f.schedule && *f.schedule == PipelineSchedule::zero_bubble) o.schedules.push_back({PipelineSchedule::zero_bubble, 1});
         if (f.schedule && *f.schedule == PipelineSchedule::dualpipe && g.pp % 2 == 0) o.schedules.push_back({PipelineSchedule::dualpipe, 1});
-        if (!o.uneven_pipeline && (!f.schedule || *f.schedule == PipelineSchedule::interleaved))
-            for (const std::int64_t v : divisors(m.n_layers / g.pp))
-                if (v > 1 && (!f.vpp || *f.vpp == v)) o.schedules.push_back({PipelineSchedule::interleaved, v});
+        // Interleaving: chunks that divide the largest stage, each rank keeping a layer per chunk
+        // (an uneven split's lighter stages hold a layer fewer).
+        const std::int64_t largest = (m.n_layers + g.pp - 1) / g.pp, smallest = m.n_layers / g.pp;
+        if (!f.schedule || *f.schedule == PipelineSchedule::interleaved)
+            for (const std::int64_t v : divisors(largest))
+                if (v > 1 && v <= smallest && (!f.vpp || *f.vpp == v)) o.schedules.push_back({PipelineSchedule::interleaved, v});
     }
     o.recomputes = f.recompute_policies.empty() ? std::vector<RecomputePolicy>{RecomputePolicy{}} : f.recompute_policies;
     o.offloads = either(f.offload_optimizer, {false, true});
