@@ -153,6 +153,8 @@ def main():
         ("run-negative-seq.json", record, [("workload.seq_len", -1)], "seq_len"),
         ("run-dispatcher-dense.json", record, [("plan.moe_dispatcher", "deepep")], "moe_dispatcher"),
         ("run-dispatcher-unknown.json", moe_record, [("plan.moe_dispatcher", "carrier-pigeon")], "moe_dispatcher"),
+        ("run-recompute-module-unknown.json", moe_record, [("plan.recompute", "selective"), ("plan.recompute_modules", ["core_attn", "everything"])], "recompute_modules"),
+        ("run-recompute-modules-full.json", record, [("plan.recompute", "full"), ("plan.recompute_modules", ["core_attn"])], "recompute_modules"),
     ]:
         case(name, one(base), [("records.0." + k, v) for k, v in edits], "validate {file}", [name, field])
 

@@ -2,6 +2,7 @@
 // names, through `train`; bad policy files and names are refused naming the field.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,8 @@
 #include "model/recompute_catalog.hpp"
 #include "scenario/training_setup.hpp"
 #include "test_support.hpp"
+#include "validation/run_record.hpp"
+#include "validation/validate.hpp"
 
 using namespace ridgeline;
 
@@ -98,4 +101,18 @@ TEST_CASE("a policy naming an unknown module, or an unknown policy name, is refu
     CHECK(cli.exit_code == 2);
     CHECK(cli.err.find("--recompute") != std::string::npos);
     CHECK(cli.err.find("megatron-lean") != std::string::npos);  // the known policies are listed
+}
+
+TEST_CASE("run records may name Megatron-Core's recompute modules: layernorm and moe recompute the norms and the experts' up-projection and activation") {
+    const auto records = load_run_records(test::data_file("runs/published-runs-dev.json"));
+    const auto it = std::find_if(records.begin(), records.end(), [](const RunRecord& r) { return r.id == "moezoo-qwen3-235b-h100-longctx-64k"; });
+    REQUIRE(it != records.end());
+    CHECK(it->recompute_modules == std::vector<std::string>{"layernorm", "moe"});
+    const TrainingSetup setup = record_training_setup(*it, test::source_dir());
+    using M = RecomputeModule;
+    const RecomputeModules expected = static_cast<unsigned>(M::norms) | static_cast<unsigned>(M::mlp_up) | static_cast<unsigned>(M::activation);
+    CHECK(setup.plan.recompute.modules == expected);
+    CHECK(!recomputes(setup.plan.recompute.modules, M::core_attention));  // not Megatron's default core_attn here
+    CHECK(megatron_recompute_module("core_attn") == static_cast<unsigned>(M::core_attention));
+    CHECK(!megatron_recompute_module("everything"));
 }

@@ -23,6 +23,18 @@ constexpr std::array<std::pair<const char*, RecomputeModule>, kRecomputeModuleCo
     {"layer", RecomputeModule::layer},
 }};
 
+constexpr unsigned bit(RecomputeModule module) { return static_cast<unsigned>(module); }
+
+constexpr std::array<std::pair<const char*, RecomputeModules>, 7> kMegatronModules = {{
+    {"core_attn", bit(RecomputeModule::core_attention)},
+    {"layernorm", bit(RecomputeModule::norms)},
+    {"moe_act", bit(RecomputeModule::activation)},
+    {"mla_up_proj", bit(RecomputeModule::mla_up_projection)},
+    {"mlp", bit(RecomputeModule::mlp_up) | bit(RecomputeModule::activation)},
+    {"moe", bit(RecomputeModule::mlp_up) | bit(RecomputeModule::activation)},
+    {"shared_experts", bit(RecomputeModule::mlp_up) | bit(RecomputeModule::activation)},
+}};
+
 std::string module_names() {
     std::string text;
     for (const auto& [name, module] : kModules) text += (text.empty() ? "" : ", ") + std::string(name);
@@ -58,6 +70,12 @@ LoadedPolicy load(const std::filesystem::path& path) {
 }
 
 }  // namespace
+
+std::optional<RecomputeModules> megatron_recompute_module(const std::string& name) {
+    for (const auto& [known, modules] : kMegatronModules)
+        if (name == known) return modules;
+    return std::nullopt;
+}
 
 RecomputePolicy load_recompute_policy(const std::filesystem::path& path) { return load(path).policy; }
 

@@ -42,6 +42,7 @@ struct RunRecord : Degrees {
     std::optional<bool> comm_overlap;
     std::optional<std::string> moe_dispatcher;   // this project's extension: alltoall or deepep
     std::optional<bool> expert_comm_overlap;     // this project's extension
+    std::vector<std::string> recompute_modules;  // this project's extension: Megatron-Core's names
     std::string precision = "bf16";
     // measured
     std::optional<double> tokens_per_s, step_time_s, mfu, tflops_per_device, peak_memory_bytes, output_tokens_per_s;

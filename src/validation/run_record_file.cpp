@@ -2,6 +2,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "model/recompute_catalog.hpp"
 #include "io/json_reader.hpp"
 #include "validation/run_record.hpp"
 
@@ -71,6 +72,16 @@ public:
         const auto& v = at(key);
         if (!v.is_boolean()) fail(key, "expected true or false");
         return v.get<bool>();
+    }
+    std::vector<std::string> texts(const std::string& key) {
+        const auto& v = at(key);
+        if (!v.is_array() || v.empty()) fail(key, "expected a non-empty list of names");
+        std::vector<std::string> out;
+        for (const auto& item : v) {
+            if (!item.is_string()) fail(key, "expected a list of names");
+            out.push_back(item.get<std::string>());
+        }
+        return out;
     }
     std::optional<bool> flag_or_null(const std::string& key) {
         return is_null(key) ? std::nullopt : std::optional<bool>(flag(key));
@@ -197,6 +208,12 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
         r.comm_overlap = p.flag_or_null("comm_overlap");
         if (p.has("moe_dispatcher") && !p.is_null("moe_dispatcher")) r.moe_dispatcher = p.choice("moe_dispatcher", {"alltoall", "deepep"});
         if (p.has("expert_comm_overlap")) r.expert_comm_overlap = p.flag_or_null("expert_comm_overlap");
+        if (p.has("recompute_modules")) {
+            r.recompute_modules = p.texts("recompute_modules");
+            if (r.recompute != "selective") p.fail("recompute_modules", "names the modules of a selective recomputation; recompute is \"" + r.recompute + "\"");
+            for (const std::string& name : r.recompute_modules)
+                if (!megatron_recompute_module(name)) p.fail("recompute_modules", "unknown Megatron-Core module \"" + name + "\"");
+        }
         p.finish();
         if (r.dp * r.tp * r.pp * r.cp != r.count) p.fail("dp", "dp x tp x pp x cp does not equal hardware.count");
         if (r.fsdp > 1 && r.zero != 3) p.fail("zero", "fsdp > 1 requires zero 3");
