@@ -99,6 +99,13 @@ TEST_CASE("with expert-parallel overlap the all-to-all hides under another micro
     const double bubble_change = component_s(plain, "pipeline bubble") - component_s(hidden, "pipeline bubble");
     CHECK(plain.step_time_s - hidden.step_time_s ==
           doctest::Approx(component_s(plain, "expert all-to-all (exposed)") + bubble_change));
+    // DualPipe overlaps a forward chunk's all-to-all with a backward chunk's compute without being asked.
+    TrainingSetup dualpipe = qwen3_crossnode("deepep", false);
+    dualpipe.plan.vpp = 1;
+    dualpipe.plan.schedule = PipelineSchedule::dualpipe;
+    CHECK(component_s(simulate(dualpipe), "expert all-to-all (exposed)") == doctest::Approx(0.0));
+    dualpipe.plan.schedule = PipelineSchedule::one_f_one_b;
+    CHECK(component_s(simulate(dualpipe), "expert all-to-all (exposed)") > 0.0);
 }
 
 TEST_CASE("a dispatcher or overlap the stack lacks, an unknown dispatcher: refused naming the field") {
