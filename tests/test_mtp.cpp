@@ -12,15 +12,9 @@
 #include "test_support.hpp"
 
 using namespace ridgeline;
+using test::component_s;
 
 namespace {
-
-double component_s(const TrainingReport& report, const std::string& name) {
-    for (const StepComponent& c : report.components)
-        if (c.name == name) return c.time_s;
-    FAIL("no component " << name);
-    return 0;
-}
 
 TrainingSetup llama8b_pp2(std::int64_t mtp_depth) {
     TrainingSetup setup;

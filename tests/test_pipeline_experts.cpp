@@ -13,15 +13,9 @@
 #include "validation/validate.hpp"
 
 using namespace ridgeline;
+using test::component_s;
 
 namespace {
-
-double component_s(const TrainingReport& report, const std::string& name) {
-    for (const StepComponent& c : report.components)
-        if (c.name == name) return c.time_s;
-    FAIL("no component " << name);
-    return 0;
-}
 
 TrainingSetup llama405b_pp8(std::int64_t vpp) {
     TrainingSetup setup;
@@ -120,12 +114,7 @@ TEST_CASE("folding that would take part of an axis, or tensor ranks without thei
     }
     TrainingSetup no_sp = qwen3_moe(2, 1, 32, 1);
     no_sp.plan.sequence_parallel = false;
-    try {
-        (void)build_training_scenario(no_sp, test::source_dir(), "test");
-        FAIL("no error");
-    } catch (const InputError& e) {
-        CHECK(e.field() == "sequence_parallel");
-    }
+    CHECK(test::training_error_field(no_sp) == "sequence_parallel");
 }
 
 TEST_CASE("run records fold expert parallelism and keep interleaving over uneven stages") {

@@ -137,6 +137,19 @@ BruteForce brute_force(const TrainSearchSpec& spec, const Hardware& hardware) {
     return out;
 }
 
+// A searched plan run through the `train` path on the search's job.
+TrainingReport simulate_searched(const TrainSearchSpec& spec, const Hardware& hardware, const SearchedPlan& plan) {
+    TrainingSetup setup;
+    setup.model = spec.model;
+    setup.hardware = hardware;
+    setup.cluster = spec.cluster;
+    setup.chips = spec.cluster.chips();
+    setup.seq_len = spec.seq_len;
+    setup.global_batch_seqs = spec.global_batch_seqs;
+    setup.plan = plan;
+    return simulate_training(build_training_scenario(setup, test::source_dir(), "plan"));
+}
+
 }  // namespace
 
 TEST_CASE("search finds the best plan and counts the valid ones as a plan-by-plan brute force does") {
@@ -167,15 +180,7 @@ TEST_CASE("every top plan simulates through the train path to the step time and 
     const TrainSearchResult result = search_training(spec);
     REQUIRE(result.top.size() == 20);
     for (const SearchedPlan& plan : result.top) {
-        TrainingSetup setup;
-        setup.model = spec.model;
-        setup.hardware = hardware;
-        setup.cluster = spec.cluster;
-        setup.chips = 16;
-        setup.seq_len = spec.seq_len;
-        setup.global_batch_seqs = spec.global_batch_seqs;
-        setup.plan = plan;  // the searched plan is the plan train takes
-        const TrainingReport r = simulate_training(build_training_scenario(setup, test::source_dir(), "plan"));
+        const TrainingReport r = simulate_searched(spec, hardware, plan);  // the searched plan is the plan train takes
         CHECK(test::relative_error(r.step_time_s, plan.step_time_s) < 1e-12);
         CHECK(test::relative_error(r.memory.total_bytes(), plan.memory_bytes) < 1e-12);
         CHECK(r.fits);
@@ -202,15 +207,7 @@ TEST_CASE("an MoE search with DeepEP, overlap, imbalance and MTP given: each top
         CHECK(plan.ep_overlap);
         CHECK(plan.expert_imbalance == 1.3);
         CHECK(plan.mtp_depth == 1);
-        TrainingSetup setup;
-        setup.model = spec.model;
-        setup.hardware = hardware;
-        setup.cluster = spec.cluster;
-        setup.chips = 16;
-        setup.seq_len = spec.seq_len;
-        setup.global_batch_seqs = spec.global_batch_seqs;
-        setup.plan = plan;
-        const TrainingReport r = simulate_training(build_training_scenario(setup, test::source_dir(), "plan"));
+        const TrainingReport r = simulate_searched(spec, hardware, plan);
         CHECK(test::relative_error(r.step_time_s, plan.step_time_s) < 1e-12);
         CHECK(test::relative_error(r.memory.total_bytes(), plan.memory_bytes) < 1e-12);
     }
@@ -229,15 +226,7 @@ TEST_CASE("uneven pipelines interleave too: 14 layers on 4 stages (3, 4, 4, 3: t
     for (const SearchedPlan& plan : result.top) {
         CHECK(plan.vpp == 2);  // 4 would leave the 3-layer stages a chunk short
         CHECK(plan.stage_layers == std::vector<std::int64_t>{3, 4, 4, 3});
-        TrainingSetup setup;
-        setup.model = spec.model;
-        setup.hardware = hardware;
-        setup.cluster = spec.cluster;
-        setup.chips = 16;
-        setup.seq_len = spec.seq_len;
-        setup.global_batch_seqs = spec.global_batch_seqs;
-        setup.plan = plan;
-        const TrainingReport r = simulate_training(build_training_scenario(setup, test::source_dir(), "plan"));
+        const TrainingReport r = simulate_searched(spec, hardware, plan);
         CHECK(test::relative_error(r.step_time_s, plan.step_time_s) < 1e-12);
     }
 }

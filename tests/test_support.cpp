@@ -13,9 +13,28 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
+#include "engine/training.hpp"
 #include "io/json_reader.hpp"
+#include "scenario/training_setup.hpp"
 
 namespace ridgeline::test {
+
+double component_s(const TrainingReport& report, const std::string& name) {
+    for (const StepComponent& c : report.components)
+        if (c.name == name) return c.time_s;
+    FAIL("no component " << name);
+    return 0;
+}
+
+std::string training_error_field(const TrainingSetup& setup) {
+    try {
+        (void)build_training_scenario(setup, source_dir(), "test");
+    } catch (const InputError& e) {
+        return e.field();
+    }
+    return "";
+}
 
 std::filesystem::path scratch_dir(const std::string& name) {
     const auto dir = std::filesystem::temp_directory_path() / ("ridgeline_" + name + "_" + std::to_string(::getpid()));

@@ -8,7 +8,18 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+namespace ridgeline {
+struct TrainingReport;
+struct TrainingSetup;
+}  // namespace ridgeline
+
 namespace ridgeline::test {
+
+// The time of a step component by its report name ("attention", "expert all-to-all (exposed)", ...).
+double component_s(const TrainingReport& report, const std::string& name);
+
+// The field an InputError names when `setup` is built into a training scenario ("" when it builds).
+std::string training_error_field(const TrainingSetup& setup);
 
 inline std::filesystem::path source_dir() { return RIDGELINE_SOURCE_DIR; }
 inline std::filesystem::path data_file(const std::string& relative) { return source_dir() / "tests" / "data" / relative; }

@@ -122,7 +122,7 @@ TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global
     plan.compute = p.precision;
     plan.overlap_data_parallel = p.overlap;
     plan.overlap_tensor_parallel = p.tp_overlap;
-    if (p.moe_dispatcher != "alltoall" && p.moe_dispatcher != "deepep")
+    if (!known_moe_dispatcher(p.moe_dispatcher))
         throw InputError(origin, "moe_dispatcher", "expected alltoall or deepep, found \"" + p.moe_dispatcher + "\"");
     plan.dedup_expert_dispatch = p.moe_dispatcher == "deepep";
     plan.overlap_expert_parallel = p.ep_overlap;

@@ -8,6 +8,9 @@
 
 namespace ridgeline {
 
+// The MoE token dispatchers a stack may offer.
+[[nodiscard]] inline bool known_moe_dispatcher(const std::string& name) { return name == "alltoall" || name == "deepep"; }
+
 struct Stack {
     std::string name;
     std::string description;
@@ -30,9 +33,6 @@ struct Stack {
     std::vector<std::string> moe_dispatchers{"alltoall"};
     bool expert_comm_overlap = false;
 };
-
-// InputError naming `origin`'s moe_dispatcher or ep_overlap when the stack lacks what a plan asks.
-void check_moe_dispatch(const Stack& stack, const std::string& dispatcher, bool overlap, const std::string& origin);
 
 // The stack a chip runs when none is named: Megatron-Core for training and vLLM for serving on
 // GPUs, MaxText on TPUs.

@@ -30,7 +30,7 @@ Stack load_stack_file(const std::filesystem::path& path) {
     if (root.has("moe_dispatchers")) {
         stack.moe_dispatchers = root.string_list("moe_dispatchers");
         for (const std::string& name : stack.moe_dispatchers)
-            if (name != "alltoall" && name != "deepep") root.fail("moe_dispatchers", "expected \"alltoall\" or \"deepep\", found \"" + name + "\"");
+            if (!known_moe_dispatcher(name)) root.fail("moe_dispatchers", "expected \"alltoall\" or \"deepep\", found \"" + name + "\"");
     }
     stack.expert_comm_overlap = root.boolean("expert_comm_overlap", false);
     if (root.has("moe_dispatchers") || stack.expert_comm_overlap) (void)root.string("moe_source");
