@@ -58,6 +58,24 @@ TEST_CASE("every subcommand answers --help with exit 0") {
     }
 }
 
+// Issue 18's fast start: 20 MB resident. Linking cuBLASLt alone cost every command ~210 MB; the
+// cuda backend now opens it when it starts.
+TEST_CASE("the commands people run most start small: no GPU library is loaded before calibrate needs it") {
+#ifdef RIDGELINE_SANITIZED
+    constexpr double kMaxResidentBytes = 200e6;  // shadow memory
+#else
+    constexpr double kMaxResidentBytes = 20e6;
+#endif
+    for (const std::string arguments : {"--help", "models", "hardware", "model llama3-70b", "train --help", "serve --help",
+                                        "search train --help", "calibrate --help"}) {
+        CAPTURE(arguments);
+        const auto result = run_ridgeline(arguments);
+        CHECK(result.exit_code == 0);
+        CHECK(result.max_rss_bytes > 0);
+        CHECK(result.max_rss_bytes < kMaxResidentBytes);
+    }
+}
+
 TEST_CASE("--json prints one document that names its schema and version") {
     const std::vector<std::pair<std::string, std::string>> commands = {
         {"model llama3-70b --seq-len 4096 --json", "ridgeline.model/1"},

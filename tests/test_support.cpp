@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,10 +47,14 @@ nlohmann::json read_json(const std::filesystem::path& path) {
 }
 
 CommandResult run_ridgeline(const std::string& arguments) {
-    const auto err_path = std::filesystem::temp_directory_path() / ("ridgeline_test_err_" + std::to_string(::getpid()));
-    const std::string command = std::string(RIDGELINE_BINARY) + " " + arguments + " 2>" + err_path.string();
+    const auto temp = std::filesystem::temp_directory_path();
+    const auto err_path = temp / ("ridgeline_test_err_" + std::to_string(::getpid()));
+    const auto rss_path = temp / ("ridgeline_test_rss_" + std::to_string(::getpid()));
+    // /usr/bin/time reports the peak resident memory of ridgeline alone: a child forked from this
+    // process would also count the pages it inherited from the test.
+    const std::string command = "/usr/bin/time -f %M -o " + rss_path.string() + " " + std::string(RIDGELINE_BINARY) + " " +
+                                arguments + " 2>" + err_path.string();
     CommandResult result;
-    // fork + wait4 rather than popen, so the child's peak resident memory comes back with its status.
     int out_pipe[2];
     REQUIRE(::pipe(out_pipe) == 0);
     const pid_t child = ::fork();
@@ -69,10 +72,15 @@ CommandResult run_ridgeline(const std::string& arguments) {
     while ((read = ::read(out_pipe[0], buffer.data(), buffer.size())) > 0) result.out.append(buffer.data(), static_cast<std::size_t>(read));
     ::close(out_pipe[0]);
     int status = 0;
-    struct rusage usage {};
-    REQUIRE(::wait4(child, &status, 0, &usage) == child);
+    REQUIRE(::waitpid(child, &status, 0) == child);
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.max_rss_bytes = static_cast<double>(usage.ru_maxrss) * 1024.0;  // Linux reports KiB
+    std::ifstream rss(rss_path);
+    std::string line, last;
+    while (std::getline(rss, line))
+        if (!line.empty()) last = line;  // "Command exited with non-zero status N" comes first
+    REQUIRE_MESSAGE(!last.empty(), "/usr/bin/time wrote no peak resident memory (is the time package installed?)");
+    result.max_rss_bytes = std::stod(last) * 1024.0;  // KiB
+    std::filesystem::remove(rss_path);
     std::ifstream err(err_path);
     std::stringstream text;
     text << err.rdbuf();

@@ -28,7 +28,7 @@ struct CommandResult {
     int exit_code = -1;
     std::string out;
     std::string err;
-    double max_rss_bytes = 0;  // the command's peak resident memory
+    double max_rss_bytes = 0;  // the command's peak resident memory (through /usr/bin/time)
 };
 // Runs the ridgeline binary with `arguments` (already shell-quoted where needed).
 CommandResult run_ridgeline(const std::string& arguments);

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include <cublasLt.h>
 #include <cuda_runtime.h>
 #include <nccl.h>
 
 #include "calibration/backend.hpp"
+#include "calibration/cublaslt_library.hpp"
 #include "core/error.hpp"
 
 namespace ridgeline::calibration {
@@ -106,44 +106,44 @@ public:
         d_ = std::make_unique<DeviceBuffer>(device, um * un * out_width);
         fill(*a_, pool);
         fill(*b_, pool);
-        check(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+        check(cublaslt().cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
         const cublasOperation_t transpose = CUBLAS_OP_T, none = CUBLAS_OP_N;
-        check(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof transpose), "TRANSA");
-        check(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &none, sizeof none), "TRANSB");
+        check(cublaslt().cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof transpose), "TRANSA");
+        check(cublaslt().cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &none, sizeof none), "TRANSB");
         if (dtype == Dtype::fp8) {
             const void* scale = unit_scale.get();
-            check(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale, sizeof scale), "A_SCALE_POINTER");
-            check(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale, sizeof scale), "B_SCALE_POINTER");
+            check(cublaslt().cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale, sizeof scale), "A_SCALE_POINTER");
+            check(cublaslt().cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale, sizeof scale), "B_SCALE_POINTER");
         }
-        check(cublasLtMatrixLayoutCreate(&a_layout_, cuda_type(dtype), uk, um, k), "layout A");
-        check(cublasLtMatrixLayoutCreate(&b_layout_, cuda_type(dtype), uk, un, k), "layout B");
-        check(cublasLtMatrixLayoutCreate(&d_layout_, cuda_type(output), um, un, m), "layout D");
+        check(cublaslt().cublasLtMatrixLayoutCreate(&a_layout_, cuda_type(dtype), uk, um, k), "layout A");
+        check(cublaslt().cublasLtMatrixLayoutCreate(&b_layout_, cuda_type(dtype), uk, un, k), "layout B");
+        check(cublaslt().cublasLtMatrixLayoutCreate(&d_layout_, cuda_type(output), um, un, m), "layout D");
         cublasLtMatmulPreference_t preference = nullptr;
-        check(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
+        check(cublaslt().cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
         const std::size_t workspace_bytes = workspace.bytes();
-        check(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
+        check(cublaslt().cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
                                                    sizeof workspace_bytes),
               "MAX_WORKSPACE_BYTES");
         int found = 0;
         const cublasStatus_t status =
-            cublasLtMatmulAlgoGetHeuristic(handle_, desc_, a_layout_, b_layout_, d_layout_, d_layout_, preference, 1, &heuristic_, &found);
-        (void)cublasLtMatmulPreferenceDestroy(preference);
+            cublaslt().cublasLtMatmulAlgoGetHeuristic(handle_, desc_, a_layout_, b_layout_, d_layout_, d_layout_, preference, 1, &heuristic_, &found);
+        (void)cublaslt().cublasLtMatmulPreferenceDestroy(preference);
         if (status != CUBLAS_STATUS_SUCCESS || found == 0)
             throw std::runtime_error("cuBLASLt has no " + std::string(dtype_name(dtype)) + " GEMM for " + std::to_string(m) + "x" +
                                      std::to_string(k) + "x" + std::to_string(n) + " on this GPU");
     }
     ~LtGemm() {
-        (void)cublasLtMatrixLayoutDestroy(a_layout_);
-        (void)cublasLtMatrixLayoutDestroy(b_layout_);
-        (void)cublasLtMatrixLayoutDestroy(d_layout_);
-        (void)cublasLtMatmulDescDestroy(desc_);
+        (void)cublaslt().cublasLtMatrixLayoutDestroy(a_layout_);
+        (void)cublaslt().cublasLtMatrixLayoutDestroy(b_layout_);
+        (void)cublaslt().cublasLtMatrixLayoutDestroy(d_layout_);
+        (void)cublaslt().cublasLtMatmulDescDestroy(desc_);
     }
     LtGemm(const LtGemm&) = delete;
     LtGemm& operator=(const LtGemm&) = delete;
 
     void launch() const {
         const float one = 1.0F, zero = 0.0F;
-        check(cublasLtMatmul(handle_, desc_, &one, a_->get(), a_layout_, b_->get(), b_layout_, &zero, d_->get(), d_layout_, d_->get(),
+        check(cublaslt().cublasLtMatmul(handle_, desc_, &one, a_->get(), a_layout_, b_->get(), b_layout_, &zero, d_->get(), d_layout_, d_->get(),
                              d_layout_, &heuristic_.algo, workspace_.get(), workspace_.bytes(), stream_),
               "cublasLtMatmul");
     }
@@ -190,7 +190,7 @@ public:
             d->index = i;
             check(cudaSetDevice(i), "cudaSetDevice");
             check(cudaStreamCreate(&d->stream), "cudaStreamCreate");
-            check(cublasLtCreate(&d->lt), "cublasLtCreate");
+            check(cublaslt().cublasLtCreate(&d->lt), "cublasLtCreate");
             check(cudaEventCreate(&d->start), "cudaEventCreate");
             check(cudaEventCreate(&d->stop), "cudaEventCreate");
             int l2 = 0;
@@ -215,7 +215,7 @@ public:
             (void)cudaSetDevice(d->index);
             (void)cudaEventDestroy(d->start);
             (void)cudaEventDestroy(d->stop);
-            (void)cublasLtDestroy(d->lt);
+            (void)cublaslt().cublasLtDestroy(d->lt);
             (void)cudaStreamDestroy(d->stream);
         }
         for (auto comm : comms_)
@@ -230,7 +230,7 @@ public:
         int nccl = 0, runtime = 0;
         (void)ncclGetVersion(&nccl);
         (void)cudaRuntimeGetVersion(&runtime);
-        return "CUDA runtime " + std::to_string(runtime) + ", cuBLASLt " + std::to_string(cublasLtGetVersion()) + ", NCCL " +
+        return "CUDA runtime " + std::to_string(runtime) + ", cuBLASLt " + std::to_string(cublaslt().cublasLtGetVersion()) + ", NCCL " +
                std::to_string(nccl);
     }
     void describe(Provenance& p) const override {
@@ -376,6 +376,7 @@ std::unique_ptr<Backend> make_cuda_backend(const BackendRequest& request) {
     if (request.devices > count)
         throw InputError(kRequest, "devices", std::to_string(request.devices) + " devices but this host has " +
                                               std::to_string(count) + " GPUs");
+    (void)cublaslt();  // a missing cuBLASLt is refused before any device is touched
     return std::make_unique<CudaBackend>(request.devices, request.repeat_target_s);
 }
 
