@@ -16,6 +16,7 @@
 #include "scenario/scenario_file.hpp"
 #include "sharding/strategy_file.hpp"
 #include "stack/stack_file.hpp"
+#include "topology/graph_routing.hpp"
 #include "topology/topology_file.hpp"
 #include "validation/run_record.hpp"
 
@@ -36,7 +37,11 @@ void load(const std::filesystem::path& path) {
     else if (loader == "hf_config") (void)ridgeline::load_hf_config(path);
     else if (loader == "strategy") (void)ridgeline::load_strategy_file(path);
     else if (loader == "stack") (void)ridgeline::load_stack_file(path);
-    else if (loader == "topology") (void)ridgeline::load_topology_file(path, data_dir);
+    else if (loader == "topology") {
+        // Routing is deferred to the first collective: run it here so the time budget covers it.
+        for (const auto& dim : ridgeline::load_topology_file(path, data_dir).cluster.dims)
+            if (dim.routing) (void)dim.routing->loads();
+    }
     else if (loader == "scenario") (void)ridgeline::load_scenario_file(path, data_dir);
     else if (loader == "run_records") (void)ridgeline::load_run_records(path);
     else if (loader == "calibration") (void)ridgeline::calibration::load_measurements(path);

@@ -170,6 +170,16 @@ def main():
          "train --model llama3-8b --topology {file}", ["topology-latency-10s.json", "hop_latency_s"])
     case("topology-link-out-of-range.json", topo, [("levels.0.links.0", [0, 99])],
          "train --model llama3-8b --topology {file}", ["topology-link-out-of-range.json", "links[0]"])
+    # The largest graph accepted (4,096 chips as a hypercube) under a broken outer level: refused for
+    # that field at once, since a graph is routed only when a collective first crosses it.
+    cube = [[a, a ^ (1 << bit)] for a in range(4096) for bit in range(12) if a < a ^ (1 << bit)]
+    big = copy.deepcopy(topo)
+    setpath(big, "levels.0.chips", 4096)
+    setpath(big, "levels.0.links", cube)
+    big["levels"].append({"kind": "dcn", "slices": 2, "bw_per_chip_Bps_one_way": {"value": -1, "source": "hostile"},
+                          "latency_s": {"value": 1e-5, "source": "hostile"}})
+    case("topology-4096-chips-bad-outer-level.json", None, [], "train --model llama3-8b --topology {file}",
+         ["topology-4096-chips-bad-outer-level.json", "levels[1].bw_per_chip_Bps_one_way"], raw=json.dumps(big, separators=(",", ":")))
 
     # Operations and power data: what goodput and energy are worked out from.
     system = load("hardware", "systems", "dgx-h100.json")

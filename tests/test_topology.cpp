@@ -11,6 +11,8 @@
 #include "hardware/catalog.hpp"
 #include "test_support.hpp"
 #include "topology/graph.hpp"
+#include "topology/graph_routing.hpp"
+#include "topology/topology_file.hpp"
 
 using namespace ridgeline;
 
@@ -48,7 +50,7 @@ TEST_CASE("tori with and without wraparound: graph figures equal the closed form
         if (dims[0] > 2)
             CHECK(graph.ring_max_link_load(ring_along_x(graph, dims[0])) == doctest::Approx(closed_form::ring_max_link_load(cluster.dims[0])));
         if (std::all_of(wraps.begin(), wraps.end(), [](bool w) { return w; }) || dims.size() == 1)
-            CHECK(graph.all_to_all_max_link_load() == doctest::Approx(closed_form::torus_all_to_all_max_link_load(cluster)));
+            CHECK(graph.all_pairs_routing().max_link_load == doctest::Approx(closed_form::torus_all_to_all_max_link_load(cluster)));
     }
 }
 
@@ -65,6 +67,37 @@ TEST_CASE("a two-level fat tree (DGX nodes under leaves and a spine): graph equa
         // Same node: chip, NVSwitch, chip. Same leaf: up and down one switch. Across leaves: through the spine.
         CHECK(graph.hop_stats().diameter == 4);
     }
+}
+
+// A custom graph's routing, worked by hand. The 16-chip hypercube: a chip is k hops from C(4,k)
+// others, so all-pairs routing crosses 16 x (4 + 2x6 + 3x4 + 4) = 512 directed links, spread
+// evenly by symmetry over its 64, 8 each; mean 32/15 hops, diameter 4. A path 3-1-0-2-4, where
+// chip 0 is in the middle: the diameter is 4 (chip 0 alone sees 2), each middle link carries the
+// 2 x 3 messages that cross it, and the 5 x 4 ordered pairs are 2 x (4x1 + 3x2 + 2x3 + 1x4) = 40
+// hops apart.
+TEST_CASE("custom graphs: all-pairs routing and the routing collectives use, from the file, worked by hand") {
+    const auto cube = load_topology_file(test::source_dir() / "hardware" / "topologies" / "hypercube-16.json", test::source_dir());
+    const PhysicalDim& level = cube.cluster.dims.at(0);
+    REQUIRE(level.routing);
+    CHECK(level.routing->loads().all_to_all_link_load == doctest::Approx(8.0));
+    CHECK(level.routing->loads().diameter == 4);
+    const AllPairsRouting cube_routes = TopologyGraph(cube.cluster).all_pairs_routing();
+    CHECK(cube_routes.max_link_load == doctest::Approx(8.0));
+    CHECK(cube_routes.hops.mean_hops == doctest::Approx(32.0 / 15.0));
+
+    Cluster path;
+    path.dims.push_back(make_switched_dim("path", 5, 4.5e10, 1e-6));
+    path.dims[0].kind = DimKind::graph;
+    path.dims[0].links = {{0, 1}, {0, 2}, {1, 3}, {2, 4}};
+    const TopologyGraph graph(path);
+    const AllPairsRouting routes = graph.all_pairs_routing();
+    CHECK(routes.hops.diameter == 4);
+    CHECK(graph.hop_stats(/*exact_limit=*/1).diameter == 2);  // from chip 0 only
+    CHECK(routes.max_link_load == doctest::Approx(6.0));
+    CHECK(routes.hops.mean_hops == doctest::Approx(40.0 / 20.0));
+    const GraphRouting routing(path.dims[0]);
+    CHECK(routing.loads().diameter == 4);
+    CHECK(routing.loads().all_to_all_link_load == doctest::Approx(6.0));
 }
 
 TEST_CASE("mesh placement: hungry axes innermost, explicit order, and refusals") {

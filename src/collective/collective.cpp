@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "core/error.hpp"
+#include "topology/graph_routing.hpp"
 
 namespace ridgeline {
 
@@ -107,9 +109,11 @@ LevelCost graph_level(const PhysicalDim& dim, std::int64_t k, CollectiveKind kin
     if (k != dim.extent)
         throw InputError(kRequest, std::string("axes.") + dim.name, "a collective over part of a custom graph dimension is not supported");
     LevelCost cost{dim.name + " (custom graph)", 0, 0};
+    if (!dim.routing) throw std::logic_error("graph dimension " + dim.name + " has no routing");
+    const GraphLoads& loads = dim.routing->loads();
     const double bandwidth = dim.bw_per_chip_Bps_one_way;
     const double steps = std::ceil((d(k) - 1.0) / 2.0);
-    const double step_s = (level_bytes / d(k)) * dim.ring_link_load / bandwidth;
+    const double step_s = (level_bytes / d(k)) * loads.ring_link_load / bandwidth;
     switch (kind) {
         case CollectiveKind::all_gather:
         case CollectiveKind::reduce_scatter:
@@ -121,16 +125,16 @@ LevelCost graph_level(const PhysicalDim& dim, std::int64_t k, CollectiveKind kin
             cost.latency_s = 2.0 * steps * dim.hop_latency_s;
             break;
         case CollectiveKind::all_to_all:
-            cost.bandwidth_s = dim.all_to_all_link_load * pair_bytes * options.destination_fraction / bandwidth;
-            cost.latency_s = d(dim.diameter) * dim.hop_latency_s;
+            cost.bandwidth_s = loads.all_to_all_link_load * pair_bytes * options.destination_fraction / bandwidth;
+            cost.latency_s = d(loads.diameter) * dim.hop_latency_s;
             break;
         case CollectiveKind::permute:  // one direction of the ring schedule
-            cost.bandwidth_s = level_bytes * std::max(1.0, dim.ring_link_load / 2.0) / bandwidth;
+            cost.bandwidth_s = level_bytes * std::max(1.0, loads.ring_link_load / 2.0) / bandwidth;
             cost.latency_s = dim.hop_latency_s;
             break;
         case CollectiveKind::broadcast:
             cost.bandwidth_s = level_bytes / bandwidth;
-            cost.latency_s = d(dim.diameter) * dim.hop_latency_s;
+            cost.latency_s = d(loads.diameter) * dim.hop_latency_s;
             break;
     }
     return cost;

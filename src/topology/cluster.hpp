@@ -4,6 +4,7 @@
 // or a torus of domains. Collective costs and mesh placement work on these dimensions; the
 // Boost.Graph view (topology/graph.hpp) is built from the same description.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "hardware/system.hpp"
 
 namespace ridgeline {
+
+class GraphRouting;
 
 enum class DimKind {
     ring,    // one torus axis: neighbours joined by links, closed into a ring when it wraps
@@ -30,13 +33,10 @@ struct PhysicalDim {
     // fabric only: members under one leaf group and the leaf's oversubscription above it
     std::int64_t members_per_leaf = 0;
     double oversubscription = 1.0;
-    // graph only: the links (member indices), and what the topology graph derives from them once
-    // at load time so that collective costs stay closed-form: the busiest link's load under a
-    // bidirectional ring over the members in index order and under all-to-all, and the diameter.
+    // graph only: the links (member indices), and the routing over them that collective costs
+    // need (topology/graph_routing.hpp), derived the first time a collective crosses the level.
     std::vector<std::pair<std::int64_t, std::int64_t>> links;
-    double ring_link_load = 1;
-    double all_to_all_link_load = 1;
-    std::int64_t diameter = 1;
+    std::shared_ptr<const GraphRouting> routing;
 };
 
 [[nodiscard]] PhysicalDim make_ring_dim(std::string name, int level, std::int64_t extent, bool wraps,

@@ -1,9 +1,11 @@
 #include "topology/graph.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <thread>
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
@@ -283,16 +285,49 @@ double TopologyGraph::ring_max_link_load(const std::vector<std::int64_t>& ring) 
     return load.empty() ? 0.0 : *std::max_element(load.begin(), load.end());
 }
 
-double TopologyGraph::all_to_all_max_link_load() const {
-    std::vector<double> load(impl_->directed_edges, 0.0);
+AllPairsRouting TopologyGraph::all_pairs_routing() const {
     const std::size_t n = boost::num_vertices(impl_->graph);
-    for (std::int64_t source = 0; source < impl_->chip_count; ++source) {
+    const std::int64_t chips = impl_->chip_count;
+    // Each worker routes every chip's messages from the sources it takes, into loads of its own.
+    struct Partial {
+        std::vector<double> load;
+        std::int64_t diameter = 0;
+        double total_hops = 0;
+    };
+    const auto workers = static_cast<std::int64_t>(std::clamp(std::thread::hardware_concurrency(), 1U, 16U));
+    std::vector<Partial> partials(static_cast<std::size_t>(std::min(workers, std::max<std::int64_t>(chips, 1))));
+    std::atomic<std::int64_t> next_source{0};
+    const auto work = [&](Partial& partial) {
+        partial.load.assign(impl_->directed_edges, 0.0);
         std::vector<double> demand(n, 0.0);
-        for (std::int64_t chip = 0; chip < impl_->chip_count; ++chip)
-            if (chip != source) demand[static_cast<std::size_t>(chip)] = 1.0;
-        impl_->route(impl_->bfs(static_cast<Vertex>(source)), demand, load);
+        for (std::int64_t source = next_source++; source < chips; source = next_source++) {
+            for (std::int64_t chip = 0; chip < chips; ++chip) demand[static_cast<std::size_t>(chip)] = chip != source ? 1.0 : 0.0;
+            const auto tree = impl_->bfs(static_cast<Vertex>(source));
+            impl_->route(tree, demand, partial.load);
+            for (std::int64_t chip = 0; chip < chips; ++chip) {
+                const std::int64_t hops = tree.distance[static_cast<std::size_t>(chip)];
+                if (hops < 0) continue;  // unreachable: the summary reports the graph disconnected
+                partial.diameter = std::max(partial.diameter, hops);
+                partial.total_hops += d(hops);
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t t = 1; t < partials.size(); ++t) threads.emplace_back(work, std::ref(partials[t]));
+    work(partials[0]);
+    for (auto& thread : threads) thread.join();
+
+    AllPairsRouting result;
+    std::vector<double> load(impl_->directed_edges, 0.0);
+    for (const Partial& partial : partials) {
+        for (std::size_t e = 0; e < load.size(); ++e) load[e] += partial.load[e];
+        result.hops.diameter = std::max(result.hops.diameter, partial.diameter);
+        result.hops.mean_hops += partial.total_hops;
     }
-    return load.empty() ? 0.0 : *std::max_element(load.begin(), load.end());
+    const double pairs = d(chips) * d(chips - 1);
+    result.hops.mean_hops = pairs > 0 ? result.hops.mean_hops / pairs : 0;
+    result.max_link_load = load.empty() ? 0.0 : *std::max_element(load.begin(), load.end());
+    return result;
 }
 
 namespace closed_form {

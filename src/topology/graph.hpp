@@ -16,6 +16,11 @@ struct HopStats {
     double mean_hops = 0;       // over ordered pairs of distinct chips
 };
 
+struct AllPairsRouting {
+    double max_link_load = 0;
+    HopStats hops;
+};
+
 class TopologyGraph {
 public:
     explicit TopologyGraph(const Cluster& cluster);
@@ -47,8 +52,10 @@ public:
     // and one to the previous chip of `ring` (a bidirectional ring schedule), over shortest paths
     // split evenly where several exist.
     [[nodiscard]] double ring_max_link_load(const std::vector<std::int64_t>& ring) const;
-    // Messages crossing the busiest directed link when every chip sends one message to every other.
-    [[nodiscard]] double all_to_all_max_link_load() const;
+    // Every chip sends one message to every other, over shortest paths split evenly: the messages
+    // crossing the busiest directed link, and the exact hop statistics of the same routes. One
+    // search from every chip, spread over the host's cores.
+    [[nodiscard]] AllPairsRouting all_pairs_routing() const;
 
 private:
     struct Impl;

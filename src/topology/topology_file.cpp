@@ -4,6 +4,7 @@
 #include "hardware/catalog.hpp"
 #include "io/json_reader.hpp"
 #include "topology/graph.hpp"
+#include "topology/graph_routing.hpp"
 
 namespace ridgeline {
 
@@ -13,17 +14,12 @@ constexpr const char* kFormat = "ridgeline.topology/1";
 constexpr double kMaxLinksPerChip = 64;
 constexpr double kMaxGraphWork = 1.25e8;  // chips x links: a 4,096-chip hypercube (12 links per chip) is 1.0e8
 
-// Derives what collectives need from a graph level, and refuses a graph that is not one piece.
-void analyse_graph_level(PhysicalDim& dim, const std::string& origin, const std::string& field) {
+// A graph must be one piece (a search from chip 0, linear in the links); what collectives need
+// from it is routed later, when one first crosses it.
+void check_connected(const PhysicalDim& dim, const std::string& origin, const std::string& field) {
     Cluster alone;
     alone.dims.push_back(dim);
-    const TopologyGraph graph(alone);
-    if (!graph.connected()) throw InputError(origin, field, "the graph is disconnected: some chips cannot reach chip 0");
-    std::vector<std::int64_t> ring;
-    for (std::int64_t chip = 0; chip < dim.extent; ++chip) ring.push_back(chip);
-    dim.ring_link_load = graph.ring_max_link_load(ring);
-    dim.all_to_all_link_load = graph.all_to_all_max_link_load();
-    dim.diameter = graph.hop_stats().diameter;
+    if (!TopologyGraph(alone).connected()) throw InputError(origin, field, "the graph is disconnected: some chips cannot reach chip 0");
 }
 
 }  // namespace
@@ -65,15 +61,15 @@ CustomTopology load_topology_file(const std::filesystem::path& path, const std::
                 if (dim.extent > 4096) level.fail("chips", "custom graphs of more than 4096 chips are not supported");
                 const auto& links = level.raw("links");
                 if (!links.is_array() || links.empty()) level.fail("links", "expected an array of [a, b] chip pairs");
-                // Every load routes all pairs over the graph (chips x links work): bounded so that any
-                // accepted file loads in about a second.
+                // Routing all pairs over the graph is chips x links work, done once per process when a
+                // collective first crosses the level: bounded so that it takes about a second.
                 const double chip_count = static_cast<double>(dim.extent), count = static_cast<double>(links.size());
                 if (count > kMaxLinksPerChip * chip_count)
                     level.fail("links", std::to_string(links.size()) + " links for " + std::to_string(dim.extent) + " chips; at most " +
                                             std::to_string(static_cast<int>(kMaxLinksPerChip)) + " per chip");
                 if (count * chip_count > kMaxGraphWork)
                     level.fail("links", std::to_string(links.size()) + " links over " + std::to_string(dim.extent) +
-                                            " chips is more than the all-pairs routing can analyse on every load (chips x links <= 1.25e8)");
+                                            " chips is more than the all-pairs routing can analyse (chips x links <= 1.25e8)");
                 for (std::size_t l = 0; l < links.size(); ++l) {
                     const auto& pair = links[l];
                     const std::string link_field = field + ".links[" + std::to_string(l) + "]";
@@ -84,7 +80,8 @@ CustomTopology load_topology_file(const std::filesystem::path& path, const std::
                         throw InputError(origin, link_field, "chip indices must be distinct and below " + std::to_string(dim.extent));
                     dim.links.emplace_back(a, b);
                 }
-                analyse_graph_level(dim, origin, field + ".links");
+                check_connected(dim, origin, field + ".links");
+                dim.routing = std::make_shared<const GraphRouting>(dim);
             }
             level_chips = dim.extent;
             topology.cluster.dims.push_back(dim);

@@ -23,7 +23,12 @@ TopologySummary summarize_topology(const Cluster& cluster, std::int64_t graph_ch
     summary.switches = graph.switches();
     summary.links = graph.links();
     summary.connected = graph.connected();
-    summary.hops = graph.hop_stats();
+    // All-pairs routing gives exact hop figures too; without it they come from chip 0 (exact for
+    // the vertex-transitive built-in shapes).
+    const bool route_all_pairs = cluster.chips() <= all_to_all_chip_limit;
+    const std::optional<AllPairsRouting> all_pairs =
+        route_all_pairs ? std::optional<AllPairsRouting>(graph.all_pairs_routing()) : std::nullopt;
+    summary.hops = all_pairs ? all_pairs->hops : graph.hop_stats();
     for (std::size_t i = 0; i < cluster.dims.size(); ++i) {
         const PhysicalDim& dim = cluster.dims[i];
         if (dim.extent < 2 || dim.extent % 2 != 0 || dim.kind == DimKind::graph || dim.kind == DimKind::switched) continue;
@@ -32,7 +37,7 @@ TopologySummary summarize_topology(const Cluster& cluster, std::int64_t graph_ch
         if (switch_and_fabric && dim.kind == DimKind::fabric) figure.closed_form_Bps = closed_form::fat_tree_bisection_Bps(cluster);
         summary.bisections.push_back(figure);
     }
-    if (cluster.chips() <= all_to_all_chip_limit) summary.all_to_all_link_load = graph.all_to_all_max_link_load();
+    if (all_pairs) summary.all_to_all_link_load = all_pairs->max_link_load;
     return summary;
 }
 
