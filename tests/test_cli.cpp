@@ -14,6 +14,7 @@
 
 using nlohmann::json;
 using ridgeline::test::read_json;
+using ridgeline::test::expect_refusal;
 using ridgeline::test::run_ridgeline;
 
 namespace {
@@ -30,17 +31,6 @@ json shipped_model() { return read_json(ridgeline::test::source_dir() / "models"
 json shipped_chip() { return read_json(ridgeline::test::source_dir() / "hardware" / "chips" / "h100-sxm.json"); }
 
 // Runs and expects a refusal: exit 2, nothing on stdout, one line on stderr naming each of `needles`.
-void expect_refusal(const std::string& arguments, const std::vector<std::string>& needles) {
-    CAPTURE(arguments);
-    const auto result = run_ridgeline(arguments);
-    CAPTURE(result.err);
-    CHECK(result.exit_code == 2);
-    CHECK(result.out.empty());
-    CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
-    for (const auto& needle : needles) CHECK(result.err.find(needle) != std::string::npos);
-    CHECK(result.err.find("nan") == std::string::npos);
-}
-
 void expect_model_refusal(const std::string& file_name, const json& model, const std::string& field) {
     const std::string path = write_file(file_name, model.dump());
     expect_refusal("model " + path, {path, field});

@@ -89,6 +89,17 @@ CommandResult run_ridgeline(const std::string& arguments) {
     return result;
 }
 
+void expect_refusal(const std::string& arguments, const std::vector<std::string>& needles) {
+    CAPTURE(arguments);
+    const auto result = run_ridgeline(arguments);
+    CAPTURE(result.err);
+    CHECK(result.exit_code == 2);
+    CHECK(result.out.empty());
+    CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+    for (const auto& needle : needles) CHECK(result.err.find(needle) != std::string::npos);
+    CHECK(result.err.find("nan") == std::string::npos);
+}
+
 int check_reference_cases(const std::set<std::string>& topics, const std::map<std::string, CaseFunction>& functions) {
     int checked = 0;
     for (const nlohmann::json& c : io::parse_json_file(data_file("reference/scaling-book-cases.json"))) {

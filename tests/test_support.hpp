@@ -33,6 +33,10 @@ struct CommandResult {
 // Runs the ridgeline binary with `arguments` (already shell-quoted where needed).
 CommandResult run_ridgeline(const std::string& arguments);
 
+// The command is refused as bad input: exit 2, nothing on stdout, one line on stderr holding
+// every needle (the file or flag, the field), no NaN.
+void expect_refusal(const std::string& arguments, const std::vector<std::string>& needles);
+
 // A directory of this test process for files it writes ("ridgeline_<name>_<pid>"), created.
 std::filesystem::path scratch_dir(const std::string& name);
 nlohmann::json read_json(const std::filesystem::path& path);

@@ -19,6 +19,7 @@ void add_cluster_flags(CLI::App& command, ClusterFlags& flags) {
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
     command.add_option("--mesh", flags.mesh, "named mesh axes, e.g. data=16,tensor=8 (default: the physical dimensions)");
     command.add_option("--placement", flags.placement, "mesh axes innermost first (default: most communication-hungry innermost)");
+    add_what_if_flags(command, flags.what_if);
 }
 
 ResolvedCluster resolve_cluster(const ClusterFlags& flags, const GlobalOptions& options) {
@@ -26,10 +27,13 @@ ResolvedCluster resolve_cluster(const ClusterFlags& flags, const GlobalOptions& 
     if (!flags.topology.empty() && io::looks_like_path(flags.topology)) {
         if (flags.nodes > 0 || flags.chips > 0)
             throw InputError("--topology", "", "a topology file fixes the cluster size; drop --nodes and --chips");
-        resolved.cluster = load_topology_file(flags.topology, options.data_dir).cluster;
+        CustomTopology custom = load_topology_file(flags.topology, options.data_dir);
+        resolved.settings = apply_what_if(custom.hardware, flags.what_if, true);
+        resolved.cluster = custom.cluster;
     } else {
         if (flags.hardware.empty()) throw InputError("--hardware", "", "required (or give a topology file with --topology)");
-        const Hardware hardware = resolve_hardware(flags.hardware, options.data_dir);
+        Hardware hardware = resolve_hardware(flags.hardware, options.data_dir);
+        resolved.settings = apply_what_if(hardware, flags.what_if);
         ClusterShape shape;
         if (!flags.topology.empty()) shape.torus_dims = io::parse_torus_shape(flags.topology, "--topology");
         shape.domains = flags.nodes;

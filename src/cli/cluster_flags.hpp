@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/what_if.hpp"
 #include "mesh/mesh.hpp"
 #include "topology/cluster.hpp"
 
@@ -15,6 +16,7 @@ struct ClusterFlags {
     std::int64_t chips = 0;
     std::string mesh;       // name=size,...; default: one axis per physical dimension
     std::string placement;  // mesh axes innermost first; default: by communication appetite
+    WhatIfFlags what_if;
 };
 
 void add_cluster_flags(CLI::App& command, ClusterFlags& flags);
@@ -22,6 +24,7 @@ void add_cluster_flags(CLI::App& command, ClusterFlags& flags);
 struct ResolvedCluster {
     Cluster cluster;
     Mesh mesh;
+    std::vector<AppliedSetting> settings;  // --set, applied before the cluster was built
 };
 [[nodiscard]] ResolvedCluster resolve_cluster(const ClusterFlags& flags, const GlobalOptions& options);
 

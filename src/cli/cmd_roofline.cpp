@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/what_if.hpp"
 #include "stack/stack_file.hpp"
 #include "core/error.hpp"
 #include "engine/roofline.hpp"
@@ -44,6 +45,7 @@ MatmulShape parse_matmul(const std::string& text) {
 
 void add_roofline_command(CLI::App& app, const GlobalOptions& options) {
     struct Flags {
+        WhatIfFlags what_if;
         std::string hardware;
         std::string matmul;
         std::string dtype = "bf16";
@@ -73,9 +75,11 @@ void add_roofline_command(CLI::App& app, const GlobalOptions& options) {
     command->add_option("--kv-dtype", flags->kv_dtype, "with --model --phase decode: KV cache dtype");
     command->add_option("--stack", flags->stack, "software stack for --model's predicted times (default: the chip's, for the phase)");
     command->add_flag("--json", flags->json, "print one JSON document (schema ridgeline.roofline/1)");
+    add_what_if_flags(*command, flags->what_if);
 
     command->callback([flags, &options] {
-        const Hardware hardware = resolve_hardware(flags->hardware, options.data_dir);
+        Hardware hardware = resolve_hardware(flags->hardware, options.data_dir);
+        const auto applied = apply_what_if(hardware, flags->what_if);
         if (!flags->model.empty() && !flags->matmul.empty())
             throw InputError("--model", "", "give either --model or --matmul, not both");
         if (!flags->model.empty()) {
@@ -100,13 +104,13 @@ void add_roofline_command(CLI::App& app, const GlobalOptions& options) {
             query.layer = place_on_roofline(hardware.chip, layer_ops(model, query.workload, &pricing), query.compute);
             query.stack = stack.name;
             query.kernels_note = "kernels: " + report::kernels_source(hardware.chip);
-            std::cout << (flags->json ? report::layer_json(hardware, query) : report::layer_table(hardware, query))
+            std::cout << with_settings(applied, flags->json, flags->json ? report::layer_json(hardware, query) : report::layer_table(hardware, query))
                       << "\n";
             return;
         }
         if (flags->matmul.empty()) {
             const auto points = ridge_points(hardware);
-            std::cout << (flags->json ? report::ridge_json(hardware, points) : report::ridge_table(hardware, points))
+            std::cout << with_settings(applied, flags->json, flags->json ? report::ridge_json(hardware, points) : report::ridge_table(hardware, points))
                       << "\n";
             return;
         }
@@ -139,7 +143,7 @@ void add_roofline_command(CLI::App& app, const GlobalOptions& options) {
                 query.predicted_note = e.what();
             }
         }
-        std::cout << (flags->json ? report::matmul_json(hardware, query) : report::matmul_table(hardware, query))
+        std::cout << with_settings(applied, flags->json, flags->json ? report::matmul_json(hardware, query) : report::matmul_table(hardware, query))
                   << "\n";
     });
 }

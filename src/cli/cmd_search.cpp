@@ -4,6 +4,7 @@
 #include "app/search_train.hpp"
 #include "cli/commands.hpp"
 #include "cli/operations_flags.hpp"
+#include "cli/what_if.hpp"
 #include "stack/stack_file.hpp"
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
@@ -25,6 +26,7 @@ struct Flags {
     unsigned threads = 0;
     bool json = false;
     OperationsFlags operations;
+    WhatIfFlags what_if;
     // Fixed knobs (searched when not given).
     Degrees degrees;
     std::int64_t etp = 0, vpp = 0;
@@ -114,6 +116,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         ->check(CLI::Range(1.0, 1e6));
     c->add_option("--mtp-depth", f->mtp_depth, "multi-token prediction modules trained beside the model")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{16}));
+    add_what_if_flags(*c, f->what_if);
     c->callback([f, c, &options] {
         TrainSearchSpec spec;
         spec.fixed = constraints(*f, c);
@@ -132,6 +135,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         } else {
             hardware = resolve_hardware(f->hardware, options.data_dir);
         }
+        const auto applied = apply_what_if(hardware, f->what_if, custom.has_value());
         spec.chip = hardware.chip;
         spec.stack = f->stack.empty() ? default_stack(hardware.chip, false, options.data_dir) : resolve_stack(f->stack, options.data_dir);
         check_moe_dispatch(spec.stack, f->moe_dispatcher, f->ep_overlap, kRequest);
@@ -161,11 +165,12 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         request.data_dir = options.data_dir;
         if (request.chip_counts.size() == 1) {
             const report::TrainSearchOutcome outcome = app::search_train(request, request.chip_counts.front());
-            std::cout << (f->json ? report::train_search_json(outcome) : report::train_search_table(outcome)) << "\n";
+            std::cout << with_settings(applied, f->json, f->json ? report::train_search_json(outcome) : report::train_search_table(outcome))
+                      << "\n";
             return;
         }
         const report::ScalingOutcome scaling = app::search_train_scaling(request);
-        std::cout << (f->json ? report::scaling_json(scaling) : report::scaling_table(scaling)) << "\n";
+        std::cout << with_settings(applied, f->json, f->json ? report::scaling_json(scaling) : report::scaling_table(scaling)) << "\n";
     });
 }
 

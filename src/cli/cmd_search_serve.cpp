@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/what_if.hpp"
 #include "core/error.hpp"
 #include "io/quantity_text.hpp"
 #include "report/reports.hpp"
@@ -10,6 +11,7 @@ namespace ridgeline::cli {
 
 void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
     struct Flags {
+        WhatIfFlags what_if;
         std::string model, hardware, chips = "1..64", objective = "cost";
         double input_len = 0, output_len = 0, slo_ttft_ms = 0, slo_tpot_ms = 0;
         std::size_t top = 10;
@@ -33,9 +35,11 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
         ->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{65536}));
     c->add_option("--stack", f->stack, "serving stack (stacks/*.json; default: vllm on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve-search/1)");
+    add_what_if_flags(*c, f->what_if);
     c->callback([f, &options] {
         ServeSearchSpace space;
         static_cast<ServedModel&>(space) = load_served_model(f->model, f->hardware, options.data_dir, f->stack);
+        const auto applied = apply_what_if(space.hardware, f->what_if);
         space.chip_counts = io::parse_count_range(f->chips, "--chips", 1'000'000);
         space.input_len = f->input_len;
         space.output_len = f->output_len;
@@ -45,7 +49,9 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
         space.top_k = f->top;
         space.max_batch_per_replica = f->max_batch;
         const ServeSearchResult result = search_serving(space);
-        std::cout << (f->json ? report::serve_search_json(space, result) : report::serve_search_table(space, result)) << "\n";
+        std::cout << with_settings(applied, f->json,
+                                   f->json ? report::serve_search_json(space, result) : report::serve_search_table(space, result))
+                  << "\n";
     });
 }
 

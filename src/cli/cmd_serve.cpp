@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/what_if.hpp"
 #include "cli/operations_flags.hpp"
 #include "core/error.hpp"
 #include "io/quantity_text.hpp"
@@ -11,6 +12,7 @@ namespace ridgeline::cli {
 
 void add_serve_command(CLI::App& app, const GlobalOptions& options) {
     struct Flags {
+        WhatIfFlags what_if;
         std::string model, hardware, batch = "1", weights = "bf16", kv = "bf16";
         std::int64_t chips = 1, tp = 1, pp = 1, ep = 1, dp = 0;
         double input_len = 0, output_len = 0, requests_per_s = 0, acceptance = 0;
@@ -43,9 +45,11 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--stack", f->stack, "serving stack (stacks/*.json; default: vllm on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve/1)");
     add_power_flags(*c, f->power);  // energy per million output tokens
+    add_what_if_flags(*c, f->what_if);
     c->callback([f, c, &options] {
         ServingSetup setup;
         static_cast<ServedModel&>(setup) = load_served_model(f->model, f->hardware, options.data_dir, f->stack);
+        const auto applied = apply_what_if(setup.hardware, f->what_if);
         setup.chips = f->chips;
         setup.plan.tp = f->tp;
         setup.plan.pp = f->pp;
@@ -82,7 +86,8 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         energy.kernel_share = serving_kernel_share(report, scenario.output_len);
         energy.energy = facility_energy(scenario.chip, setup.hardware, static_cast<double>(scenario.cluster.chips()), energy.kernel_share,
                                         report.output_tokens_per_s, operations_overrides(*c, f->power), energy.notes);
-        std::cout << (f->json ? report::serve_json(scenario, report, extras) : report::serve_table(scenario, report, extras))
+        std::cout << with_settings(applied, f->json,
+                                   f->json ? report::serve_json(scenario, report, extras) : report::serve_table(scenario, report, extras))
                   << "\n";
     });
 }

@@ -23,7 +23,9 @@ void add_topology_command(CLI::App& app, const GlobalOptions& options) {
     command->callback([flags, &options] {
         const ResolvedCluster resolved = resolve_cluster(flags->cluster, options);
         const TopologySummary summary = summarize_topology(resolved.cluster);
-        std::cout << (flags->json ? report::topology_json(summary) : report::topology_table(summary)) << "\n";
+        std::cout << with_settings(resolved.settings, flags->json,
+                                   flags->json ? report::topology_json(summary) : report::topology_table(summary))
+                  << "\n";
     });
 }
 
@@ -71,8 +73,9 @@ void add_collective_command(CLI::App& app, const GlobalOptions& options) {
         const double bytes = io::parse_bytes(flags->bytes, "--bytes");
         query.cost = collective_cost(resolved.cluster, group_footprint(resolved.mesh, query.axes, "--axes"), *kind, bytes,
                                      query.options);
-        std::cout << (flags->json ? report::collective_json(resolved.cluster, query)
-                                  : report::collective_table(resolved.cluster, query))
+        std::cout << with_settings(resolved.settings, flags->json,
+                                   flags->json ? report::collective_json(resolved.cluster, query)
+                                               : report::collective_table(resolved.cluster, query))
                   << "\n";
     });
 }

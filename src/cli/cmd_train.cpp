@@ -2,6 +2,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/operations_flags.hpp"
+#include "cli/what_if.hpp"
 #include "stack/stack_file.hpp"
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
@@ -27,6 +28,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         bool no_overlap = false, json = false;
         std::string scenario, topology, placement, stack;
         OperationsFlags operations;
+        WhatIfFlags what_if;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = app.add_subcommand("train", "step time, MFU, memory per chip and the bound of each part of a training step");
@@ -67,7 +69,8 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_flag("--ep-overlap", f->plan.ep_overlap, "hide the expert all-to-all under another micro-batch's compute (where the stack can)");
     c->add_flag("--no-overlap", f->no_overlap, "do not overlap data-parallel communication with compute");
     c->add_option("--train-tokens", f->train_tokens, "also report time and cost to train this many tokens")->check(CLI::Range(1.0, 1e16));
-    add_operations_flags(*c, f->operations);  // goodput and energy inputs, with --train-tokens
+    add_operations_flags(*c, f->operations);
+    add_what_if_flags(*c, f->what_if);  // goodput and energy inputs, with --train-tokens
     c->add_option("--placement", f->placement, "plan axes innermost first, e.g. tensor,data,pipeline (default: most communication-hungry innermost)");
     c->add_option("--stack", f->stack, "software stack (stacks/*.json; default: megatron-core on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.train/1)");
@@ -102,6 +105,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
             setup.cluster = custom.cluster;
             if (!given("--chips") && f->scenario.empty()) setup.chips = custom.cluster.chips();
         }
+        const auto applied = apply_what_if(setup.hardware, f->what_if, setup.cluster.has_value());
         if (given("--nodes")) setup.domains = f->nodes;
         if (given("--seq-len")) setup.seq_len = f->seq_len;
         Plan& p = setup.plan;
@@ -137,12 +141,16 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         const TrainingScenario scenario = build_training_scenario(setup, options.data_dir, "plan");
         const TrainingReport report = simulate_training(scenario);
         if (train_tokens <= 0) {
-            std::cout << (f->json ? report::training_json(scenario, report, 0) : report::training_table(scenario, report, 0)) << "\n";
+            std::cout << with_settings(applied, f->json,
+                                       f->json ? report::training_json(scenario, report, 0) : report::training_table(scenario, report, 0))
+                      << "\n";
             return;
         }
         const RunOutlook outlook = run_outlook(scenario, report, setup.hardware, train_tokens, operations_overrides(*c, f->operations));
-        std::cout << (f->json ? report::training_outlook_json(scenario, report, outlook)
-                              : report::training_table(scenario, report, train_tokens) + "\n" + report::outlook_table(scenario, outlook))
+        std::cout << with_settings(applied, f->json,
+                                   f->json ? report::training_outlook_json(scenario, report, outlook)
+                                           : report::training_table(scenario, report, train_tokens) + "\n" +
+                                                 report::outlook_table(scenario, outlook))
                   << "\n";
     });
 }

@@ -54,6 +54,84 @@ double parse_bytes(const std::string& text, const std::string& flag) {
     throw InputError(flag, "", "expected a positive size such as 1GiB, 512MB or 4e9, found \"" + text + "\"");
 }
 
+const char* quantity_name(Quantity quantity) {
+    switch (quantity) {
+        case Quantity::bandwidth: return "a bandwidth (B/s)";
+        case Quantity::bytes: return "a size (B)";
+        case Quantity::seconds: return "a time (s)";
+        case Quantity::flops_per_s: return "an arithmetic rate (FLOP/s)";
+        case Quantity::usd_per_hour: return "a price (USD per chip-hour)";
+        case Quantity::watts: return "a power (W)";
+        case Quantity::plain: return "a plain number";
+    }
+    return "a number";
+}
+
+namespace {
+
+struct Unit {
+    std::string suffix;
+    Quantity quantity;
+    double scale;
+};
+
+// Every unit of every quantity, so that a unit of the wrong kind is named as such.
+const std::vector<Unit>& units() {
+    static const std::vector<Unit> table = [] {
+        std::vector<Unit> t;
+        const std::pair<const char*, double> prefixes[] = {{"", 1.0}, {"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15}};
+        for (const auto& [prefix, scale] : prefixes) {
+            const std::string p = prefix;
+            for (const char* unit : {"B/s", "Bps"}) t.push_back({p + unit, Quantity::bandwidth, scale});
+            for (const char* unit : {"b/s", "bit/s", "bps"}) t.push_back({p + unit, Quantity::bandwidth, scale / 8.0});
+            for (const char* unit : {"FLOP/s", "FLOPS", "flop/s"}) t.push_back({p + unit, Quantity::flops_per_s, scale});
+            t.push_back({p + "W", Quantity::watts, scale});
+            if (!p.empty() && p != "K") t.push_back({p + "B", Quantity::bytes, scale});
+        }
+        t.push_back({"B", Quantity::bytes, 1.0});
+        t.push_back({"KB", Quantity::bytes, 1e3});
+        for (const auto& [unit, scale] : {std::pair{"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}})
+            t.push_back({unit, Quantity::bytes, scale});
+        for (const auto& [unit, scale] : {std::pair{"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"µs", 1e-6}, {"ns", 1e-9}})
+            t.push_back({unit, Quantity::seconds, scale});
+        for (const char* unit : {"USD/h", "$/h", "USD"}) t.push_back({unit, Quantity::usd_per_hour, 1.0});
+        return t;
+    }();
+    return table;
+}
+
+}  // namespace
+
+double parse_quantity(const std::string& text, Quantity quantity, const std::string& flag) {
+    std::string body = text;
+    bool dollar = false;
+    if (!body.empty() && body.front() == '$') {
+        dollar = true;
+        body.erase(0, 1);
+    }
+    std::size_t used = 0;
+    double value = 0;
+    try {
+        value = std::stod(body, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    std::string suffix = used > 0 ? body.substr(used) : "";
+    while (!suffix.empty() && std::isspace(static_cast<unsigned char>(suffix.front()))) suffix.erase(0, 1);
+    if (dollar && (suffix.empty() || suffix == "/h")) suffix = "USD/h";
+    const std::string expected = std::string("expected ") + quantity_name(quantity);
+    if (used == 0 || !std::isfinite(value) || value <= 0)
+        throw InputError(flag, "", expected + " > 0, found \"" + text + "\"");
+    if (suffix.empty()) return value;
+    for (const Unit& unit : units()) {
+        if (unit.suffix != suffix) continue;
+        if (unit.quantity != quantity)
+            throw InputError(flag, "", "\"" + text + "\" is " + quantity_name(unit.quantity) + "; " + expected);
+        return value * unit.scale;
+    }
+    throw InputError(flag, "", expected + ", found the unknown unit \"" + suffix + "\" in \"" + text + "\"");
+}
+
 std::vector<std::string> split_list(const std::string& text) {
     std::vector<std::string> items;
     std::stringstream stream(text);

@@ -17,6 +17,16 @@ namespace ridgeline::io {
 // InputError naming `flag` for anything else, a negative or a non-finite value.
 [[nodiscard]] double parse_bytes(const std::string& text, const std::string& flag);
 
+// What a typed value measures, for values whose unit the user writes ("4.8TB/s", "1.5us").
+enum class Quantity { bandwidth, bytes, seconds, flops_per_s, usd_per_hour, watts, plain };
+[[nodiscard]] const char* quantity_name(Quantity quantity);  // "a bandwidth (B/s)", ...
+
+// A positive finite number with an optional unit of `quantity`: SI prefixes (k, M, G, T, P) on
+// B/s, b/s (bits), FLOP/s and W; B, kB ... TB and KiB ... TiB for bytes; s, ms, us, ns; "$" or
+// "USD/h" for prices. A bare number is in the base unit. InputError naming `flag` for a unit of
+// another quantity (saying which), an unknown unit, or a value that is not positive and finite.
+[[nodiscard]] double parse_quantity(const std::string& text, Quantity quantity, const std::string& flag);
+
 // "tensor,data" -> {"tensor", "data"}.
 [[nodiscard]] std::vector<std::string> split_list(const std::string& text);
 // "64" -> {64}; "1..512" -> the powers of two from 1 to 512 ({8, 16, 32} for "8..32"; a range whose

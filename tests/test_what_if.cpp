@@ -1,0 +1,81 @@
+// What-if settings (`--set PATH=VALUE`, `--price`): each replaces one figure of the chip or system
+// before anything is built from it, is echoed in the report, and bad settings are refused naming
+// the path. Expected values are the closed forms worked here from the datasheet figures.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+using nlohmann::json;
+using ridgeline::test::expect_refusal;
+using ridgeline::test::run_ridgeline;
+
+namespace {
+
+json run_json(const std::string& arguments) {
+    const auto result = run_ridgeline(arguments + " --json");
+    CAPTURE(arguments);
+    CAPTURE(result.err);
+    REQUIRE(result.exit_code == 0);
+    return json::parse(result.out);
+}
+
+}  // namespace
+
+TEST_CASE("--set: an all-reduce over one DGX H100's NVLink at twice the bandwidth takes half the bandwidth time") {
+    // Ring all-reduce over 8 GPUs: 2 x 7/8 x 1 GB through each GPU's egress (450 GB/s one way).
+    const std::string base = "collective --hardware dgx-h100 --op allreduce --bytes 1GB";
+    const json datasheet = run_json(base);
+    const json doubled = run_json(base + " --set chip.nvlink.bandwidth=900GB/s");
+    CHECK(datasheet["bandwidth_s"].get<double>() == doctest::Approx(2.0 * 7.0 / 8.0 * 1e9 / 450e9));
+    CHECK(doubled["bandwidth_s"].get<double>() == doctest::Approx(2.0 * 7.0 / 8.0 * 1e9 / 900e9));
+    REQUIRE(doubled["overrides"].size() == 1);
+    CHECK(doubled["overrides"][0]["path"] == "chip.interconnect.nvlink.bw_per_chip_Bps_one_way");
+    CHECK(doubled["overrides"][0]["value"].get<double>() == doctest::Approx(900e9));
+    CHECK(doubled["overrides"][0]["was"].get<double>() == doctest::Approx(450e9));
+    CHECK(datasheet.find("overrides") == datasheet.end());
+}
+
+TEST_CASE("--set: the HBM ridge point moves with the bandwidth and the peak, in any unit") {
+    // H100 SXM bf16: 989 TFLOP/s over 3.35 TB/s; over 4.945 TB/s it is 200 FLOP/byte, and a 2 PFLOP/s
+    // peak over 4 TB/s (given in bits: 32 Tb/s) is 500.
+    const auto hbm_ridge = [](const json& doc) {
+        for (const auto& point : doc["ridge_points"])
+            if (point["level"] == "hbm" && point["dtype"] == "bf16") return point["critical_intensity_flops_per_byte"].get<double>();
+        FAIL("no bf16 HBM ridge point");
+        return 0.0;
+    };
+    CHECK(hbm_ridge(run_json("roofline --hardware h100")) == doctest::Approx(989e12 / 3.35e12));
+    CHECK(hbm_ridge(run_json("roofline --hardware h100 --set chip.hbm.bandwidth=4.945TB/s")) == doctest::Approx(200.0));
+    CHECK(hbm_ridge(run_json("roofline --hardware h100 --set chip.peak.bf16=2PFLOP/s --set chip.hbm_bw_Bps=32Tb/s")) ==
+          doctest::Approx(500.0));
+    const auto table = run_ridgeline("roofline --hardware h100 --set chip.hbm.bandwidth=4.945TB/s");
+    CHECK(table.out.rfind("what-if: chip.hbm_bw_Bps = 4.945 TB/s (the file: 3.350 TB/s)", 0) == 0);
+}
+
+TEST_CASE("--price: the cost of a run is chips x hours x the price given") {
+    const std::string base = "train --model llama3-8b --hardware dgx-h100 --chips 64 --global-batch-seqs 256 --train-tokens 1e11";
+    const json priced = run_json(base + " --price 2.5");
+    const double hours = priced["time_to_train_s"].get<double>() / 3600.0;
+    CHECK(priced["cost_usd"].get<double>() == doctest::Approx(64 * hours * 2.5).epsilon(1e-6));
+    CHECK(priced["overrides"][0]["path"] == "chip.price_usd_per_chip_hour");
+}
+
+TEST_CASE("--set refuses what it cannot apply, naming the path") {
+    const std::string train = "train --model llama3-8b --hardware dgx-h100 --chips 8 ";
+    expect_refusal(train + "--set chip.hbm.speed=1TB/s", {"--set", "chip.hbm.speed", "known:", "chip.hbm.bandwidth"});
+    expect_refusal(train + "--set chip.nvlink.bandwidth=80GB", {"--set chip.nvlink.bandwidth", "is a size (B)", "expected a bandwidth"});
+    expect_refusal(train + "--set chip.hbm.bandwidth=-1TB/s", {"--set chip.hbm.bandwidth", "> 0"});
+    expect_refusal(train + "--set chip.hbm.bandwidth=0", {"--set chip.hbm.bandwidth", "> 0"});
+    expect_refusal(train + "--set chip.hbm.bandwidth=5e-300", {"--set chip.hbm.bandwidth", "plausible range"});
+    expect_refusal(train + "--set chip.hbm.bandwidth=4.8TB/h", {"--set chip.hbm.bandwidth", "unknown unit"});
+    expect_refusal(train + "--set chip.hbm.bandwidth", {"--set", "PATH=VALUE"});
+    expect_refusal(train + "--price -3", {"--set chip.price_usd_per_chip_hour", "> 0"});
+    expect_refusal("train --model llama3-8b --hardware tpu-v5p --chips 8 --set chip.nvlink.bandwidth=1TB/s",
+                   {"--set chip.nvlink.bandwidth", "tpu-v5p", "no such part"});
+    expect_refusal("topology --topology " + (ridgeline::test::source_dir() / "hardware" / "topologies" / "hypercube-16.json").string() +
+                       " --set chip.ici.bandwidth=1TB/s",
+                   {"--set chip.ici.bandwidth", "custom topology file"});
+    expect_refusal("model llama3-8b --set chip.hbm.bandwidth=1TB/s", {"--set"});  // a model has no hardware
+}
