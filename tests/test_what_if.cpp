@@ -3,6 +3,8 @@
 // the path. Expected values are the closed forms worked here from the datasheet figures.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
@@ -78,4 +80,30 @@ TEST_CASE("--set refuses what it cannot apply, naming the path") {
                        " --set chip.ici.bandwidth=1TB/s",
                    {"--set chip.ici.bandwidth", "custom topology file"});
     expect_refusal("model llama3-8b --set chip.hbm.bandwidth=1TB/s", {"--set"});  // a model has no hardware
+}
+
+TEST_CASE("--memory-margin: a plan fits only in the HBM left after the margin") {
+    const std::string base = "train --model llama3-8b --hardware dgx-h100 --chips 8 --global-batch-seqs 8 --seq-len 2048 --dp 8 --strategy fsdp";
+    const json full = run_json(base);
+    REQUIRE(full["fits"] == true);
+    const double used = full["memory_per_chip_bytes"].get<double>() / 80e9;  // H100 SXM: 80 GB
+    REQUIRE(used < 0.95);
+    const double loose = (1.0 - used) / 2.0, tight = std::min(0.5, 2.0 * (1.0 - used));
+    const json roomy = run_json(base + " --memory-margin " + std::to_string(loose));
+    const json cramped = run_json(base + " --memory-margin " + std::to_string(tight));
+    CHECK(roomy["memory"]["hbm_bytes"].get<double>() == doctest::Approx(80e9 * (1.0 - loose)));
+    CHECK(roomy["fits"] == true);
+    CHECK(cramped["fits"] == false);
+    CHECK(cramped["memory_per_chip_bytes"].get<double>() == doctest::Approx(full["memory_per_chip_bytes"].get<double>()));
+    CHECK(cramped["overrides"][0]["by"].get<std::string>().find("--memory-margin") == 0);
+    expect_refusal(base + " --memory-margin 0.9", {"--memory-margin"});
+}
+
+TEST_CASE("chip ranges with a step: every count from one end to the other, the step dividing the span") {
+    const json scaling = run_json("search train --model llama3-8b --hardware dgx-h100 --chips 64..128:32 --global-batch-seqs 256");
+    std::vector<std::int64_t> counts;
+    for (const auto& point : scaling["points"]) counts.push_back(point["chips"].get<std::int64_t>());
+    CHECK(counts == std::vector<std::int64_t>{64, 96, 128});
+    expect_refusal("search train --model llama3-8b --hardware dgx-h100 --chips 64..128:24", {"--chips", "step 24", "does not divide"});
+    expect_refusal("search train --model llama3-8b --hardware dgx-h100 --chips 64..128:x", {"--chips", "step"});
 }

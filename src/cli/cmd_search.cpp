@@ -117,6 +117,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     c->add_option("--mtp-depth", f->mtp_depth, "multi-token prediction modules trained beside the model")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{16}));
     add_what_if_flags(*c, f->what_if);
+    add_memory_margin_flag(*c, f->what_if);
     c->callback([f, c, &options] {
         TrainSearchSpec spec;
         spec.fixed = constraints(*f, c);

@@ -36,6 +36,7 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
     c->add_option("--stack", f->stack, "serving stack (stacks/*.json; default: vllm on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve-search/1)");
     add_what_if_flags(*c, f->what_if);
+    add_memory_margin_flag(*c, f->what_if);
     c->callback([f, &options] {
         ServeSearchSpace space;
         static_cast<ServedModel&>(space) = load_served_model(f->model, f->hardware, options.data_dir, f->stack);

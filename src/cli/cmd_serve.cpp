@@ -46,6 +46,7 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve/1)");
     add_power_flags(*c, f->power);  // energy per million output tokens
     add_what_if_flags(*c, f->what_if);
+    add_memory_margin_flag(*c, f->what_if);
     c->callback([f, c, &options] {
         ServingSetup setup;
         static_cast<ServedModel&>(setup) = load_served_model(f->model, f->hardware, options.data_dir, f->stack);

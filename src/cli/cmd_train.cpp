@@ -70,7 +70,8 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_flag("--no-overlap", f->no_overlap, "do not overlap data-parallel communication with compute");
     c->add_option("--train-tokens", f->train_tokens, "also report time and cost to train this many tokens")->check(CLI::Range(1.0, 1e16));
     add_operations_flags(*c, f->operations);
-    add_what_if_flags(*c, f->what_if);  // goodput and energy inputs, with --train-tokens
+    add_what_if_flags(*c, f->what_if);
+    add_memory_margin_flag(*c, f->what_if);  // goodput and energy inputs, with --train-tokens
     c->add_option("--placement", f->placement, "plan axes innermost first, e.g. tensor,data,pipeline (default: most communication-hungry innermost)");
     c->add_option("--stack", f->stack, "software stack (stacks/*.json; default: megatron-core on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.train/1)");

@@ -124,7 +124,7 @@ std::vector<AppliedSetting> apply_settings(Hardware& hardware, const std::vector
         if (target == nullptr)
             throw InputError(flag, "", "hardware " + hardware.chip.name + (hardware.system ? " (" + hardware.system->name + ")" : "") +
                                            " has no such part");
-        applied.push_back({field->paths.front(), *target, value, field->range.unit});
+        applied.push_back({field->paths.front(), *target, value, field->range.unit, ""});
         *target = value;
     }
     return applied;

@@ -16,6 +16,7 @@ struct AppliedSetting {
     double before = 0;  // 0 where the description gave none (a price, a system figure)
     double after = 0;
     std::string unit;
+    std::string by;  // what set it when not --set itself (e.g. "--memory-margin 0.05")
 };
 
 // "PATH=VALUE" settings, applied in order. InputError naming `set` (the flag) with the path when

@@ -150,9 +150,21 @@ std::vector<std::int64_t> parse_count_range(const std::string& text, const std::
         if (!value) throw bad();
         return {*value};
     }
+    const std::size_t colon = text.find(':', dots);
     const auto low = parse_positive_whole(text.substr(0, dots), max);
-    const auto high = parse_positive_whole(text.substr(dots + 2), max);
+    const auto high = parse_positive_whole(text.substr(dots + 2, colon == std::string::npos ? std::string::npos : colon - dots - 2), max);
     if (!low || !high || *low > *high) throw bad();
+    if (colon != std::string::npos) {
+        const auto step = parse_positive_whole(text.substr(colon + 1), max);
+        if (!step) throw InputError(flag, "", "expected a whole step after ':' such as 4096..8192:512, found \"" + text + "\"");
+        if ((*high - *low) % *step != 0)
+            throw InputError(flag, "", "the step " + std::to_string(*step) + " does not divide the range " + std::to_string(*low) + ".." +
+                                           std::to_string(*high) + " (" + std::to_string(*high - *low) + " apart)");
+        if ((*high - *low) / *step >= 100'000) throw InputError(flag, "", "more than 100,000 values in \"" + text + "\"");
+        std::vector<std::int64_t> values;
+        for (std::int64_t value = *low; value <= *high; value += *step) values.push_back(value);
+        return values;
+    }
     std::vector<std::int64_t> values = {*low};
     std::int64_t power = 1;
     while (power <= *low) power *= 2;
