@@ -60,7 +60,7 @@ TEST_CASE("calibrate --validate measures, fits and predicts held-out cases on 1 
 
     // The measurements file is complete, with provenance, and the fitted chip loads elsewhere.
     const json measurements = read_json(out);
-    CHECK(measurements["format"] == "ridgeline.calibration/1");
+    CHECK(measurements["schema"] == "ridgeline.calibration/1");
     CHECK(measurements["provenance"]["backend"] == "cpu");
     CHECK(measurements["provenance"]["devices"] == 2);
     CHECK(!measurements["provenance"]["cpu_model"].get<std::string>().empty());
@@ -70,7 +70,7 @@ TEST_CASE("calibrate --validate measures, fits and predicts held-out cases on 1 
     REQUIRE(fit.exit_code == 0);
     CHECK(fit.out.find("residual") != std::string::npos);
     const json chip_doc = read_json(chip);
-    CHECK(chip_doc["format"] == "ridgeline.chip/1");
+    CHECK(chip_doc["schema"] == "ridgeline.chip/1");
     CHECK(chip_doc["peak_flops_per_s"]["fp32"]["source"].get<std::string>().find("fitted") != std::string::npos);
     const auto inside = run_ridgeline("roofline --hardware " + chip.string() + " --matmul 256,256,256 --dtype fp32");
     INFO(inside.err);
@@ -140,7 +140,7 @@ TEST_CASE("calibrate and fit refuse bad input with exit code 2, naming the flag 
     CHECK(refused.err.find("--force") != std::string::npos);
     CHECK(read_json(existing)["keep"] == true);
     const auto bad = scratch() / "bad.json";
-    std::ofstream(bad) << R"({"format": "ridgeline.calibration/1", "provenance": {"host": "h", "cpu_model": "c", "cores": 2,
+    std::ofstream(bad) << R"({"schema": "ridgeline.calibration/1", "provenance": {"host": "h", "cpu_model": "c", "cores": 2,
       "memory_bytes": 1e9, "cache_bytes": 1e6, "libraries": "l", "date": "d", "backend": "cpu", "devices": 2},
       "gemms": [{"m": 64, "k": 64, "n": 64, "time_s": -1}], "copies": [], "collectives": [], "sharded": []})";
     const auto fit = run_ridgeline("fit " + bad.string() + " -o " + (scratch() / "y.json").string());

@@ -112,7 +112,7 @@ TEST_CASE("roofline --matmul reports bytes, FLOPs and the winning bound") {
 }
 
 TEST_CASE("bad model files are refused naming the file and field") {
-    expect_refusal("model " + write_file("broken.json", "{\"format\": \"ridgeline.model-spec/1\", "), {"broken.json", "malformed JSON"});
+    expect_refusal("model " + write_file("broken.json", "{\"schema\": \"ridgeline.model-spec/1\", "), {"broken.json", "malformed JSON"});
 
     json zero = shipped_model();
     zero["n_layers"] = 0;
@@ -523,7 +523,10 @@ TEST_CASE("search serve: the best configurations meeting the SLOs and the Pareto
                                      "--slo-ttft-ms 100 --slo-tpot-ms 20 --objective throughput --max-batch 16");
     REQUIRE(table.exit_code == 0);
     CHECK(table.out.find("Pareto front") != std::string::npos);
-    expect_refusal("search serve --model llama3-8b --hardware b200 --chips 1 --input-len 128 --output-len 128 --slo-ttft-ms 100 --slo-tpot-ms 20",
+    json unpriced = shipped_chip();
+    unpriced.erase("price_usd_per_chip_hour");
+    expect_refusal("search serve --model llama3-8b --hardware " + write_file("unpriced-h100.json", unpriced.dump()) +
+                       " --chips 1 --input-len 128 --output-len 128 --slo-ttft-ms 100 --slo-tpot-ms 20",
                    {"--objective", "price"});
     expect_refusal("search serve --model llama3-8b --hardware h100 --chips 8..x --input-len 128 --output-len 128 --slo-ttft-ms 100 --slo-tpot-ms 20",
                    {"--chips"});

@@ -127,7 +127,7 @@ TEST_CASE("a node limit of 0, or more groups per token than groups: exit 2 namin
     const auto dir = test::scratch_dir("moe_dispatch");
     const auto write = [&](const std::string& name, const std::string& moe) {
         const auto path = dir / name;
-        std::ofstream(path) << R"({"format": "ridgeline.model-spec/1", "name": "tiny-moe", "description": "a test model", "source": "made up for this test", "n_layers": 2, "d_model": 256, "n_heads": 4,
+        std::ofstream(path) << R"({"schema": "ridgeline.model-spec/1", "name": "tiny-moe", "description": "a test model", "source": "made up for this test", "n_layers": 2, "d_model": 256, "n_heads": 4,
  "d_ff": 512, "vocab_size": 1000, "mlp": "gated", "norm": "rmsnorm", "moe": )" << moe << "}";
         return path.string();
     };

@@ -15,14 +15,7 @@ namespace ridgeline::app {
 
 namespace {
 
-// The format a measurements file says it has ("schema" in the reference files, "format" in ours).
-std::string format_of(const std::filesystem::path& path) {
-    const nlohmann::json document = io::parse_json_file(path);
-    if (!document.is_object()) return "";
-    for (const char* key : {"format", "schema"})
-        if (document.contains(key) && document[key].is_string()) return document[key].get<std::string>();
-    return "";
-}
+std::string format_of(const std::filesystem::path& path) { return io::format_id(io::parse_json_file(path)); }
 
 }  // namespace
 
@@ -69,7 +62,7 @@ FitOutcome fit_chip(const FitRequest& request, const std::filesystem::path& data
     const std::string format = format_of(request.measurements);
     const bool kernel_file = format == kKernelMeasurementsFormat;
     if (!kernel_file && format != kCalibrationFormat)
-        throw InputError(origin, "format", std::string("expected \"") + kCalibrationFormat + "\" or \"" + kKernelMeasurementsFormat +
+        throw InputError(origin, io::kFormatKey, std::string("expected \"") + kCalibrationFormat + "\" or \"" + kKernelMeasurementsFormat +
                                                "\", found \"" + format + "\"");
     std::optional<Measurements> calibration;
     if (!kernel_file) calibration = load_measurements(request.measurements);

@@ -96,11 +96,7 @@ KernelMeasurements read_kernel_measurements(io::JsonObject& root) {
 KernelMeasurements load_kernel_measurements(const std::filesystem::path& path) {
     const nlohmann::json document = io::parse_json_file(path);
     io::JsonObject root(document, path.string());
-    // The reference files name their format "schema"; Ridgeline's inputs say "format".
-    const std::string key = root.has("schema") ? "schema" : "format";
-    const std::string format = root.has(key) ? root.string(key) : "";
-    if (format != kKernelMeasurementsFormat)
-        root.fail("format", std::string("expected \"") + kKernelMeasurementsFormat + "\", found \"" + format + "\"");
+    root.require_format(kKernelMeasurementsFormat);
     KernelMeasurements m = read_kernel_measurements(root);
     root.finish();
     if (m.empty()) root.fail("gemm", "no kernel measurements in the file");

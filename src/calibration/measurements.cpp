@@ -154,7 +154,7 @@ KernelMeasurements kernel_measurements_of(const Measurements& m) {
 
 std::string measurements_json(const Measurements& m) {
     nlohmann::ordered_json doc;
-    doc["format"] = kCalibrationFormat;
+    doc["schema"] = kCalibrationFormat;
     const Provenance& p = m.provenance;
     auto& prov = doc["provenance"];
     prov["host"] = p.host;

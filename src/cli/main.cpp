@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "io/json_reader.hpp"
 
 #ifndef RIDGELINE_DEFAULT_DATA_DIR
 #define RIDGELINE_DEFAULT_DATA_DIR "."
@@ -51,6 +52,9 @@ int main(int argc, char** argv) {
 
     try {
         app.parse(argc, argv);
+        for (const std::string& file : io::files_with_old_format_key())
+            std::cerr << "warning: " << file << ": names its format under \"" << io::kOldFormatKey << "\"; rename the key to \""
+                      << io::kFormatKey << "\"\n";
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::CallForAllHelp& e) {

@@ -293,10 +293,10 @@ Hardware resolve_hardware(const std::string& name_or_path, const std::filesystem
 
     if (io::looks_like_path(name_or_path)) {
         const nlohmann::json document = io::parse_json_file(name_or_path);
-        const std::string format = document.is_object() ? document.value("format", "") : "";
+        const std::string format = io::format_id(document);
         if (format == kSystemFormat) return load_system_with_chip(name_or_path);
         if (format == kChipFormat) return load_chip_with_system(name_or_path);
-        throw InputError(name_or_path, "format",
+        throw InputError(name_or_path, io::kFormatKey,
                          std::string("expected \"") + kChipFormat + "\" or \"" + kSystemFormat + "\"");
     }
     if (const auto entry = io::find_entry(systems, name_or_path)) return load_system_with_chip(entry->file);

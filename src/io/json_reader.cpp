@@ -1,5 +1,7 @@
 #include "io/json_reader.hpp"
 
+#include <algorithm>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -78,9 +80,34 @@ void JsonObject::fail(const std::string& key, const std::string& what) const {
 
 bool JsonObject::has(const std::string& key) const { return value_->contains(key); }
 
+namespace {
+
+std::vector<std::string>& old_key_files() {
+    static std::vector<std::string> files;
+    return files;
+}
+
+}  // namespace
+
+std::string format_id(const nlohmann::json& document) {
+    if (!document.is_object()) return "";
+    for (const char* key : {kFormatKey, kOldFormatKey}) {
+        const auto it = document.find(key);
+        if (it != document.end() && it->is_string()) return it->get<std::string>();
+    }
+    return "";
+}
+
+std::vector<std::string> files_with_old_format_key() { return old_key_files(); }
+
 void JsonObject::require_format(const std::string& expected) {
-    const std::string format = string("format");
-    if (format != expected) fail("format", "expected \"" + expected + "\", found \"" + format + "\"");
+    const bool old = !has(kFormatKey) && has(kOldFormatKey);
+    if (has(kFormatKey) && has(kOldFormatKey)) fail(kOldFormatKey, std::string("give the format once, under \"") + kFormatKey + "\"");
+    const std::string key = old ? kOldFormatKey : kFormatKey;
+    const std::string format = string(key);
+    if (format != expected) fail(key, "expected \"" + expected + "\", found \"" + format + "\"");
+    auto& files = old_key_files();
+    if (old && std::find(files.begin(), files.end(), origin_) == files.end()) files.push_back(origin_);
 }
 
 const nlohmann::json& JsonObject::require(const std::string& key) {

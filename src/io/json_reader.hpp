@@ -19,13 +19,22 @@ namespace ridgeline::io {
 // Parses a whole file; malformed JSON or an unreadable file is an InputError naming the file.
 [[nodiscard]] nlohmann::json parse_json_file(const std::filesystem::path& path);
 
+// Every file and report names its format and version under "schema" ("ridgeline.chip/1"). Files
+// written before may say "format": still read, and listed for one warning each.
+inline constexpr const char* kFormatKey = "schema";
+inline constexpr const char* kOldFormatKey = "format";
+// The id a document names, under either key ("" when it names none).
+[[nodiscard]] std::string format_id(const nlohmann::json& document);
+// The files read so far that used the old key, in order, each once.
+[[nodiscard]] std::vector<std::string> files_with_old_format_key();
+
 class JsonObject {
 public:
     // `origin` names the file in errors; `path` is this object's dotted path within it.
     JsonObject(const nlohmann::json& value, std::string origin, std::string path = "");
 
     [[nodiscard]] bool has(const std::string& key) const;
-    // The file's "format" field must name exactly this format and version.
+    // The file's "schema" (or older "format") field must name exactly this format and version.
     void require_format(const std::string& expected);
     [[nodiscard]] std::string string(const std::string& key);
     [[nodiscard]] std::optional<std::string> optional_string(const std::string& key);

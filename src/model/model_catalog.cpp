@@ -102,7 +102,7 @@ std::vector<CatalogEntry> list_models(const std::filesystem::path& data_dir) {
 ModelSpec resolve_model(const std::string& name_or_path, const std::filesystem::path& data_dir) {
     if (io::looks_like_path(name_or_path)) {
         const nlohmann::json document = io::parse_json_file(name_or_path);
-        if (document.is_object() && document.contains("format")) return load_model_file(name_or_path);
+        if (!io::format_id(document).empty()) return load_model_file(name_or_path);
         return load_hf_config(name_or_path);
     }
     const auto models = list_models(data_dir);

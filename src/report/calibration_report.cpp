@@ -36,7 +36,7 @@ std::string fitted_chip_json(const ChipSpec& chip, const CalibrationFit& fit, co
                                        residual_text(fit.link.residuals)
                                  : "not measured (one device): the copy bandwidth stands in";
     ordered_json doc;
-    doc["format"] = "ridgeline.chip/1";
+    doc["schema"] = "ridgeline.chip/1";
     doc["name"] = chip.name;
     doc["aliases"] = ordered_json::array();
     doc["description"] = chip.description;
