@@ -66,6 +66,20 @@ TEST_CASE("the commands people run most start small: no GPU library is loaded be
     }
 }
 
+TEST_CASE("files name their format under \"schema\"; the older \"format\" is read with one warning, both at once refused") {
+    json old = shipped_model();
+    old["format"] = old["schema"];
+    old.erase("schema");
+    const std::string path = write_file("old-key-model.json", old.dump());
+    const auto result = run_ridgeline("model " + path);
+    CHECK(result.exit_code == 0);
+    CHECK(result.err == "warning: " + path + ": names its format under \"format\"; rename the key to \"schema\"\n");
+    CHECK(run_ridgeline("model " + write_file("new-key-model.json", shipped_model().dump())).err.empty());
+    json both = shipped_model();
+    both["format"] = both["schema"];
+    expect_refusal("model " + write_file("both-keys-model.json", both.dump()), {"both-keys-model.json", "format", "once"});
+}
+
 TEST_CASE("--json prints one document that names its schema and version") {
     const std::vector<std::pair<std::string, std::string>> commands = {
         {"model llama3-70b --seq-len 4096 --json", "ridgeline.model/1"},
