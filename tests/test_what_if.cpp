@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -106,4 +108,40 @@ TEST_CASE("chip ranges with a step: every count from one end to the other, the s
     CHECK(counts == std::vector<std::int64_t>{64, 96, 128});
     expect_refusal("search train --model llama3-8b --hardware dgx-h100 --chips 64..128:24", {"--chips", "step 24", "does not divide"});
     expect_refusal("search train --model llama3-8b --hardware dgx-h100 --chips 64..128:x", {"--chips", "step"});
+}
+
+// The capacity question: the fewest chips that finish in time. Checked against a plain scaling
+// sweep over every count (a separate path through the search), and against the data-parallel
+// arithmetic: twice the chips, half the days.
+TEST_CASE("search train --deadline-days: the fewest chips that finish in time, or the fastest and a plain statement") {
+    const std::string job = "search train --model llama3-8b --hardware dgx-h100 --global-batch-seqs 256 --seq-len 4096 --train-tokens 2e11";
+    const json answer = run_json(job + " --deadline-days 10");
+    const json sweep = run_json(job + " --chips 8..64:8");
+    double first_meeting = 0;
+    std::map<std::int64_t, double> days;
+    for (const auto& point : sweep["points"]) {
+        const double d = point["wall_clock_s"].get<double>() / 86400.0;
+        days[point["chips"].get<std::int64_t>()] = d;
+        if (first_meeting == 0 && d <= 10.0) first_meeting = point["chips"].get<double>();
+    }
+    CHECK(days.at(16) == doctest::Approx(days.at(8) / 2.0).epsilon(0.01));
+    CHECK(answer["deadline_met"] == true);
+    CHECK(answer["chosen_chips"].get<double>() == first_meeting);
+    CHECK(answer["deadline_s"].get<double>() == doctest::Approx(10.0 * 86400.0));
+    for (const auto& point : answer["points"]) {
+        const auto chips = point["chips"].get<std::int64_t>();
+        CHECK(chips % 8 == 0);  // whole DGX nodes
+        CHECK(point["wall_clock_s"].get<double>() / 86400.0 == doctest::Approx(days.at(chips)));
+    }
+
+    const auto hopeless = run_ridgeline(job + " --chips 8..32:8 --deadline-days 0.01");
+    CHECK(hopeless.exit_code == 0);
+    CHECK(hopeless.out.find("no count searched finishes within 0.01 days; the fastest: 32 chips") != std::string::npos);
+    expect_refusal("search train --model llama3-8b --hardware dgx-h100 --deadline-days 10", {"--deadline-days", "--train-tokens"});
+    json bare = ridgeline::test::read_json(ridgeline::test::source_dir() / "hardware" / "chips" / "h100-sxm.json");
+    bare.erase("default_system");  // a chip with no system around it has nothing to grow by
+    const auto bare_path = ridgeline::test::scratch_dir("what_if") / "bare-h100.json";
+    std::ofstream(bare_path) << bare.dump();
+    expect_refusal("search train --model llama3-8b --hardware " + bare_path.string() + " --train-tokens 1e11 --deadline-days 10",
+                   {"--chips", "range"});
 }

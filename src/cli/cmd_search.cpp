@@ -1,5 +1,7 @@
 #include <iostream>
 
+#include <unistd.h>
+
 #include "model/recompute_catalog.hpp"
 #include "app/search_train.hpp"
 #include "cli/commands.hpp"
@@ -11,6 +13,7 @@
 #include "io/quantity_text.hpp"
 #include "model/model_catalog.hpp"
 #include "report/search_reports.hpp"
+#include "report/table.hpp"
 #include "sharding/strategy_file.hpp"
 #include "topology/topology_file.hpp"
 
@@ -21,10 +24,10 @@ namespace {
 struct Flags {
     std::string model, hardware, chips, topology, objective = "time";
     std::int64_t nodes = 0;
-    double seq_len = 8192, global_batch_tokens = 0, global_batch_seqs = 0, train_tokens = 1e12;
+    double seq_len = 8192, global_batch_tokens = 0, global_batch_seqs = 0, train_tokens = 1e12, deadline_days = 0;
     std::size_t top = 5;
     unsigned threads = 0;
-    bool json = false;
+    bool json = false, progress = false;
     OperationsFlags operations;
     WhatIfFlags what_if;
     // Fixed knobs (searched when not given).
@@ -79,7 +82,12 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     CLI::App* c = search.add_subcommand("train", "every training plan of a model on a cluster: the best, the Pareto front, and why the rest lost");
     c->add_option("--model", f->model, "model name, model file or HF config.json")->required();
     c->add_option("--hardware", f->hardware, "system or chip (required unless --topology gives it)");
-    c->add_option("--chips", f->chips, "chips, or a range such as 256..8192 (each power of two)")->required();
+    c->add_option("--chips", f->chips, "chips, or a range such as 256..8192 (each power of two) or 4096..8192:512 (every 512th)");
+    c->add_option("--deadline-days", f->deadline_days,
+                  "with --train-tokens: the fewest chips (whole nodes or racks, or the --chips range) that finish within this many days "
+                  "of wall-clock time")
+        ->check(CLI::Range(1e-3, 1e5));
+    c->add_flag("--progress", f->progress, "progress on stderr even when it is not a terminal");
     c->add_option("--topology", f->topology, "a custom topology file (ridgeline.topology/1) instead of --hardware");
     c->add_option("--nodes", f->nodes, "scale-out domains (DGX nodes, TPU slices); default derived");
     c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, 1e8));
@@ -153,7 +161,8 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         request.spec = std::move(spec);
         request.hardware = hardware;
         request.topology = custom;
-        request.chip_counts = io::parse_count_range(f->chips, "--chips", 10'000'000);
+        if (f->chips.empty() && f->deadline_days <= 0) throw InputError("--chips", "", "required (or give --deadline-days with --train-tokens)");
+        if (!f->chips.empty()) request.chip_counts = io::parse_count_range(f->chips, "--chips", 10'000'000);
         request.domains = f->nodes;
         if (c->count("--global-batch-seqs") > 0) request.global_batch_seqs = f->global_batch_seqs;
         else if (c->count("--global-batch-tokens") > 0) request.global_batch_tokens = f->global_batch_tokens;
@@ -164,6 +173,18 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         request.operations = operations_overrides(*c, f->operations);
         request.train_tokens = f->train_tokens;
         request.data_dir = options.data_dir;
+        if (f->deadline_days > 0) {
+            if (c->count("--train-tokens") == 0) throw InputError("--deadline-days", "", "needs --train-tokens: the tokens to train by then");
+            const bool show = f->progress || ::isatty(STDERR_FILENO) != 0;
+            const auto progress = [&](const report::ScalingPoint& p) {
+                if (!show) return;
+                std::cerr << "deadline search: " << p.chips << " chips: "
+                          << (p.best ? report::fixed(p.wall_s / 86400.0, 2) + " days" : std::string("nothing fits")) << "\n";
+            };
+            const report::ScalingOutcome deadline = app::search_train_deadline(request, f->deadline_days * 86400.0, progress);
+            std::cout << with_settings(applied, f->json, f->json ? report::scaling_json(deadline) : report::scaling_table(deadline)) << "\n";
+            return;
+        }
         if (request.chip_counts.size() == 1) {
             const report::TrainSearchOutcome outcome = app::search_train(request, request.chip_counts.front());
             std::cout << with_settings(applied, f->json, f->json ? report::train_search_json(outcome) : report::train_search_table(outcome))

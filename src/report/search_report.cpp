@@ -245,8 +245,11 @@ std::string train_search_json(const TrainSearchOutcome& o) {
 }
 
 std::string scaling_table(const ScalingOutcome& o) {
-    std::string text = "Strong scaling: " + o.model_name + " on " + o.chip_name + ", " + si(o.train_tokens) +
-                       " tokens, objective " + o.objective + " (" + fixed(o.elapsed_s, 2) + " s)\n\n";
+    const std::string days = o.deadline_s ? fixed(*o.deadline_s / 86400.0, 2) + " days" : "";
+    std::string text = (o.deadline_s ? "Fewest chips to train " + o.model_name + " on " + o.chip_name + " within " + days + ", " +
+                                           si(o.train_tokens) + " tokens (" + fixed(o.elapsed_s, 2) + " s; the counts searched:)\n\n"
+                                     : "Strong scaling: " + o.model_name + " on " + o.chip_name + ", " + si(o.train_tokens) +
+                                           " tokens, objective " + o.objective + " (" + fixed(o.elapsed_s, 2) + " s)\n\n");
     Table table({"chips", "valid plans", "best plan", "MFU", "time to train", "goodput", "with failures", "cost", "speedup per doubling", "front"});
     const ScalingPoint* previous = nullptr;
     for (const ScalingPoint& p : o.points) {
@@ -264,6 +267,12 @@ std::string scaling_table(const ScalingOutcome& o) {
         previous = &p;
     }
     text += table.render() + "\n* on the front: no count tried beats it on both time to train and cost.\n";
+    if (o.deadline_s) {
+        // Wall-clock time: with failures and checkpoints where the system says enough, else the steps alone.
+        if (o.chosen_chips == 0) return text + "no chip count fits";
+        if (o.deadline_met) return text + "fewest chips that finish within " + days + ": " + std::to_string(o.chosen_chips);
+        return text + "no count searched finishes within " + days + "; the fastest: " + std::to_string(o.chosen_chips) + " chips";
+    }
     return text + (o.chosen_chips > 0 ? "best under objective " + o.objective + ": " + std::to_string(o.chosen_chips) + " chips"
                                       : std::string("no chip count fits"));
 }
@@ -277,6 +286,10 @@ std::string scaling_json(const ScalingOutcome& o) {
     doc["train_tokens"] = o.train_tokens;
     doc["elapsed_s"] = o.elapsed_s;
     doc["chosen_chips"] = o.chosen_chips;
+    if (o.deadline_s) {
+        doc["deadline_s"] = *o.deadline_s;
+        doc["deadline_met"] = o.deadline_met;
+    }
     doc["points"] = nlohmann::json::array();
     for (const ScalingPoint& p : o.points) {
         nlohmann::json point = {{"chips", p.chips}, {"plans_evaluated", p.result.plans_evaluated},

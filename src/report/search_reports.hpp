@@ -45,6 +45,10 @@ struct ScalingOutcome {
     double elapsed_s = 0;
     std::vector<ScalingPoint> points;
     std::int64_t chosen_chips = 0;  // the best count under the objective (0: none fits)
+    // A deadline search: the wall-clock limit, and whether chosen_chips meets it (else it is the
+    // fastest count searched).
+    std::optional<double> deadline_s;
+    bool deadline_met = false;
 };
 [[nodiscard]] std::string scaling_table(const ScalingOutcome& outcome);
 [[nodiscard]] std::string scaling_json(const ScalingOutcome& outcome);
