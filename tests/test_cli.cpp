@@ -80,6 +80,46 @@ TEST_CASE("files name their format under \"schema\"; the older \"format\" is rea
     expect_refusal("model " + write_file("both-keys-model.json", both.dump()), {"both-keys-model.json", "format", "once"});
 }
 
+// Issue 18: a deployment that does not fit has no cost and no disaggregated split; a chip with no
+// price says how to give one; a chip with no kernel data is a datasheet, never priced at the ideal.
+TEST_CASE("what cannot be priced is not: no fit, no price, no kernel data") {
+    const std::string too_small = "serve --model llama3-70b --hardware tpu-v5e --chips 16 --tp 8 --batch 64 --input-len 2048 "
+                                  "--output-len 256 --requests-per-s 10";
+    const auto table = run_ridgeline(too_small);
+    REQUIRE(table.exit_code == 0);
+    CHECK(table.out.find("does NOT fit") != std::string::npos);
+    CHECK(table.out.find("none: the deployment does not fit") != std::string::npos);
+    CHECK(table.out.find("No disaggregated split at 10.00 requests/s: the deployment does not fit") != std::string::npos);
+    const json doc = json::parse(run_ridgeline(too_small + " --json").out);
+    CHECK(doc["fits"] == false);
+    CHECK(doc["cost_per_million_output_tokens_usd"].is_null());
+    CHECK(doc.find("disaggregation") == doc.end());
+
+    json unpriced = shipped_chip();
+    unpriced.erase("price_usd_per_chip_hour");
+    const std::string unpriced_path = write_file("no-price-h100.json", unpriced.dump());
+    const auto train = run_ridgeline("train --model llama3-8b --hardware " + unpriced_path + " --chips 8 --train-tokens 1e11");
+    REQUIRE(train.exit_code == 0);
+    CHECK(train.out.find("none: no price for h100-sxm (give --price USD per chip-hour)") != std::string::npos);
+    const auto priced = run_ridgeline("train --model llama3-8b --hardware " + unpriced_path + " --chips 8 --train-tokens 1e11 --price 2");
+    CHECK(priced.out.find("cost at list price") != std::string::npos);
+    CHECK(priced.out.find("none: no price") == std::string::npos);
+
+    json datasheet = shipped_chip();
+    datasheet.erase("kernels");
+    datasheet.erase("efficiency");
+    const std::string datasheet_path = write_file("datasheet-h100.json", datasheet.dump());
+    expect_refusal("train --model llama3-8b --hardware " + datasheet_path + " --chips 8", {"h100-sxm", "kernels", "ridgeline fit"});
+    expect_refusal("serve --model llama3-8b --hardware " + datasheet_path + " --batch 8 --input-len 128 --output-len 128",
+                   {"h100-sxm", "kernels"});
+    expect_refusal("search train --model llama3-8b --hardware " + datasheet_path + " --chips 8", {"h100-sxm", "kernels"});
+    CHECK(run_ridgeline("roofline --hardware " + datasheet_path).exit_code == 0);  // a datasheet still has ridge points
+    json fitted_on_runs = shipped_chip();
+    fitted_on_runs.erase("kernels");
+    CHECK(run_ridgeline("train --model llama3-8b --hardware " + write_file("efficiency-h100.json", fitted_on_runs.dump()) + " --chips 8")
+              .exit_code == 0);
+}
+
 TEST_CASE("--json prints one document that names its schema and version") {
     const std::vector<std::pair<std::string, std::string>> commands = {
         {"model llama3-70b --seq-len 4096 --json", "ridgeline.model/1"},

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "engine/cost.hpp"
+#include "hardware/catalog.hpp"
 
 namespace ridgeline::app {
 
@@ -64,6 +65,7 @@ const char* objective_name(ScalingObjective objective) {
 }
 
 report::TrainSearchOutcome search_train(const SearchTrainRequest& request, std::int64_t chips) {
+    require_kernel_data(request.spec.chip);
     const auto start = std::chrono::steady_clock::now();
     TrainSearchSpec spec = request.spec;
     if (request.topology) {

@@ -82,7 +82,8 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         }
         const ServingScenario scenario = build_serving_scenario(setup);
         const ServingReport report = simulate_serving(scenario);
-        if (f->requests_per_s > 0) extras.disaggregation = disaggregate(scenario, report, f->requests_per_s);
+        extras.requests_per_s = f->requests_per_s;
+        if (f->requests_per_s > 0 && report.fits) extras.disaggregation = disaggregate(scenario, report, f->requests_per_s);
         report::ServeEnergy& energy = extras.energy.emplace();
         energy.kernel_share = serving_kernel_share(report, scenario.output_len);
         energy.energy = facility_energy(scenario.chip, setup.hardware, static_cast<double>(scenario.cluster.chips()), energy.kernel_share,

@@ -139,6 +139,7 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
         power->finish();
     }
     if (auto efficiency = root.optional_object("efficiency")) {
+        chip.efficiency_from_file = true;
         ChipEfficiency& e = chip.efficiency;
         const auto fraction = [&](const std::string& key, double fallback) {
             const double value = efficiency->optional_sourced_positive_number(key).value_or(fallback);
@@ -304,6 +305,12 @@ Hardware resolve_hardware(const std::string& name_or_path, const std::filesystem
     std::vector<CatalogEntry> all = systems;
     all.insert(all.end(), chips.begin(), chips.end());
     throw InputError(kRequest, "hardware", "unknown hardware \"" + name_or_path + "\"; known: " + io::known_names(all));
+}
+
+void require_kernel_data(const ChipSpec& chip) {
+    if (chip.has_kernel_data()) return;
+    throw InputError(chip.name, "kernels", "no measured kernel data (neither a kernels nor an efficiency block), so no step or token can be "
+                                           "priced on it; fit one with `ridgeline fit MEASUREMENTS --like " + chip.name + "` and use the file it writes");
 }
 
 }  // namespace ridgeline

@@ -16,6 +16,9 @@ namespace ridgeline {
 // Resolves a short name or alias ("tpu-v5p", "dgx-h100", "h100") or a path to a chip or system
 // file. A chip name brings its default system; a system name brings its chip. Unknown names
 // are an InputError listing the known ones.
+// InputError naming the chip when it has no kernel data to price work with (see has_kernel_data).
+void require_kernel_data(const ChipSpec& chip);
+
 [[nodiscard]] Hardware resolve_hardware(const std::string& name_or_path, const std::filesystem::path& data_dir);
 
 [[nodiscard]] std::vector<CatalogEntry> list_chips(const std::filesystem::path& data_dir);

@@ -102,9 +102,13 @@ struct ChipSpec {
     std::optional<double> price_usd_per_chip_hour;
     std::optional<ChipPower> power;
     ChipEfficiency efficiency;  // ideal (all 1, no overheads) when the file gives none
+    bool efficiency_from_file = false;  // an efficiency block: calibrated, or fitted on published runs
     std::optional<MeasuredRange> measured_range;
     std::optional<KernelModel> kernels;  // measured kernel efficiencies (absent: none measured yet)
 
+    // Measured kernels or fitted efficiencies: what a step or a decode can be priced with. A chip
+    // without either is a datasheet only (ridge points, collectives), never priced at the ideal.
+    [[nodiscard]] bool has_kernel_data() const { return kernels.has_value() || efficiency_from_file; }
     [[nodiscard]] bool supports(Dtype dtype) const { return peak_flops_per_s[index_of(dtype)] > 0; }
     [[nodiscard]] double peak_flops(Dtype dtype) const { return peak_flops_per_s[index_of(dtype)]; }
     // Per-chip scale-up bandwidth that collectives inside a domain see (one way).

@@ -271,6 +271,7 @@ ServingReport simulate_serving(const ServingScenario& s) {
     r.memory.activations_bytes = prompt_working_set + batch * logits_per_seq;
     r.hbm_bytes = s.chip.hbm_bytes;
     r.fits = r.memory.total_bytes() <= r.hbm_bytes;
+    if (!r.fits) r.cost_per_million_output_tokens_usd.reset();  // a deployment that cannot run has no cost
     if (!r.fits) {
         r.overflow_bytes = r.memory.total_bytes() - r.hbm_bytes;
         r.overflow = r.memory.weights_bytes > r.hbm_bytes

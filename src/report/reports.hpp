@@ -75,6 +75,7 @@ struct ServeEnergy {
 struct ServeExtras {
     std::optional<ServingCurve> curve;
     std::optional<Disaggregation> disaggregation;
+    double requests_per_s = 0;  // the traffic a split was asked for (none is made where the deployment does not fit)
     std::optional<ServeEnergy> energy;
 };
 [[nodiscard]] std::string serve_table(const ServingScenario& scenario, const ServingReport& report, const ServeExtras& extras);

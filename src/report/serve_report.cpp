@@ -93,8 +93,9 @@ std::string serve_table(const ServingScenario& s, const ServingReport& r, const 
     totals.add_row({"KV cache per token (all layers)", si(r.kv_cache_bytes_per_token, "B")});
     totals.add_row({"KV cache per sequence (full context)", si(r.kv_cache_bytes_per_sequence, "B")});
     totals.add_row({"largest batch that fits", fixed(r.max_batch_seqs, 0) + " sequences"});
-    if (r.cost_per_million_output_tokens_usd)
-        totals.add_row({"cost per million output tokens", "$" + fixed(*r.cost_per_million_output_tokens_usd, 3)});
+    totals.add_row({"cost per million output tokens", r.cost_per_million_output_tokens_usd ? "$" + fixed(*r.cost_per_million_output_tokens_usd, 3)
+                                                      : !r.fits ? std::string("none: the deployment does not fit")
+                                                                : no_price_text(s.chip.name)});
     if (extras.energy && extras.energy->energy) {
         const EnergyReport& e = *extras.energy->energy;
         totals.add_row({"power per chip (" + fixed(100.0 * extras.energy->kernel_share, 0) + "% in kernels)", si(e.chip_w, "W")});
@@ -132,6 +133,8 @@ std::string serve_table(const ServingScenario& s, const ServingReport& r, const 
                 " prefill replicas (" + std::to_string(g.prefill_chips) + " chips) and " + std::to_string(g.decode_replicas) +
                 " decode replicas (" + std::to_string(g.decode_chips) + " chips), " + std::to_string(g.chips()) +
                 " chips; " + fixed(g.prefill_per_decode, 2) + " prefill per decode replica\n";
+    } else if (extras.requests_per_s > 0) {
+        text += "\nNo disaggregated split at " + fixed(extras.requests_per_s, 2) + " requests/s: the deployment does not fit\n";
     }
     return text;
 }

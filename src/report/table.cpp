@@ -56,4 +56,8 @@ std::string seconds(double value_s) {
     return fixed(value_s * 1e9, 3) + " ns";
 }
 
+std::string no_price_text(const std::string& chip) {
+    return "none: no price for " + chip + " (give --price USD per chip-hour)";
+}
+
 }  // namespace ridgeline::report

@@ -20,5 +20,7 @@ private:
 [[nodiscard]] std::string si(double value, const std::string& unit = "");
 [[nodiscard]] std::string seconds(double value_s);
 [[nodiscard]] std::string fixed(double value, int decimals);
+// Where a cost would go for a chip whose file gives no price, and how to give one.
+[[nodiscard]] std::string no_price_text(const std::string& chip);
 
 }  // namespace ridgeline::report

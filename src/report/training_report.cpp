@@ -57,8 +57,8 @@ std::string training_table(const TrainingScenario& s, const TrainingReport& r, d
     if (train_tokens > 0) {
         const double seconds_to_train = r.time_to_train_s(train_tokens);
         totals.add_row({"time to train " + si(train_tokens) + " tokens", fixed(seconds_to_train / 86400.0, 2) + " days"});
-        if (const auto cost = cost_usd(s.chip, static_cast<double>(s.cluster.chips()), seconds_to_train))
-            totals.add_row({"cost at list price", "$" + si(*cost)});
+        const auto cost = cost_usd(s.chip, static_cast<double>(s.cluster.chips()), seconds_to_train);
+        totals.add_row({"cost at list price", cost ? "$" + si(*cost) : no_price_text(s.chip.name)});
     }
     text += totals.render() + "\n";
     Table memory({"memory per chip", "bytes"});

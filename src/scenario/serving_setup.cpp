@@ -24,11 +24,13 @@ Dtype parse_serving_dtype(const std::string& name, const std::string& flag, bool
 ServedModel load_served_model(const std::string& model, const std::string& hardware, const std::filesystem::path& data_dir,
                               const std::string& stack) {
     ServedModel served{resolve_model(model, data_dir), resolve_hardware(hardware, data_dir), resolve_strategy(kServingStrategy, data_dir), {}};
+    require_kernel_data(served.hardware.chip);
     served.stack = stack.empty() ? default_stack(served.hardware.chip, true, data_dir) : resolve_stack(stack, data_dir);
     return served;
 }
 
 ServingScenario build_serving_scenario(const ServingSetup& setup) {
+    require_kernel_data(setup.hardware.chip);
     ServingScenario s;
     s.model = setup.model;
     s.chip = setup.hardware.chip;

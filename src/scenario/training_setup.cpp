@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "hardware/catalog.hpp"
 #include "mesh/plan_axes.hpp"
 #include "sharding/strategy_file.hpp"
 #include "stack/stack_file.hpp"
@@ -153,6 +154,7 @@ TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global
 TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::filesystem::path& data_dir,
                                          const std::string& origin) {
     const Plan& p = setup.plan;
+    require_kernel_data(setup.hardware.chip);
     TrainingScenario scenario;
     scenario.model = setup.model;
     scenario.chip = setup.hardware.chip;
