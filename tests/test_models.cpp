@@ -20,6 +20,33 @@ TEST_CASE("every shipped model matches its published parameter count within 0.5%
     }
 }
 
+// Llama 4 Maverick's layout: after the dense layers, every layer_step-th layer is MoE. A tiny
+// model worked by hand: 4 layers, d_model 64, gated MLPs (3 matrices), dense width 128, four
+// experts of width 64 plus a 64 x 4 router. Every layer MoE: 4 x (4 x 3 x 64 x 64 + 256); every
+// other one: 2 of those and 2 dense MLPs of 3 x 64 x 128.
+TEST_CASE("moe.layer_step interleaves dense and MoE layers") {
+    ModelSpec model;
+    model.name = "tiny";
+    model.n_layers = 4;
+    model.d_model = 64;
+    model.n_heads = 4;
+    model.n_kv_heads = 4;
+    model.head_dim = 16;
+    model.d_ff = 128;
+    model.vocab_size = 1000;
+    model.moe = MoeSpec{4, 1, 64, 0, 0, 1, 0, 0};
+    const double every = count_params(model).total;
+    model.moe->layer_step = 2;
+    const double alternate = count_params(model).total;
+    CHECK(model.moe_layers() == 2);
+    CHECK(model.dense_layers() == 2);
+    const double moe_mlp = 4.0 * 3 * 64 * 64 + 64 * 4, dense_mlp = 3.0 * 64 * 128;
+    CHECK(every - alternate == doctest::Approx(2.0 * (moe_mlp - dense_mlp)));
+    model.moe->first_dense_layers = 1;
+    model.moe->layer_step = 2;  // layers 1..3 after one dense: one MoE layer (the 2nd of the 3)
+    CHECK(model.moe_layers() == 1);
+}
+
 TEST_CASE("the models the issue names are all shipped") {
     for (const char* name : {"llama3-8b", "llama3-70b", "llama3-405b", "llama2-7b", "llama2-13b", "llama2-70b",
                              "gpt3-175b", "mixtral-8x7b", "qwen3-235b-a22b", "deepseek-v3"}) {

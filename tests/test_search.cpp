@@ -190,7 +190,7 @@ TEST_CASE("every top plan simulates through the train path to the step time and 
 
 TEST_CASE("an MoE search with DeepEP, overlap, imbalance and MTP given: each top plan is what train makes of it") {
     ModelSpec moe = mid_model();
-    moe.moe = MoeSpec{16, 2, 4096, 0, 0, 0, 0};
+    moe.moe = MoeSpec{16, 2, 4096, 0, 0};
     const Hardware hardware = resolve_hardware("dgx-h100", test::source_dir());
     TrainSearchSpec spec = spec_on("dgx-h100", 16, moe);
     spec.global_batch_seqs = 64;

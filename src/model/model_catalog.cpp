@@ -54,6 +54,7 @@ ModelSpec load_model_file(const std::filesystem::path& path) {
         spec.d_ff_expert = moe->positive_int("d_ff_expert");
         spec.n_shared_experts = moe->non_negative_int("n_shared_experts", 0);
         spec.first_dense_layers = moe->non_negative_int("first_dense_layers", 0);
+        spec.layer_step = moe->optional_positive_int("layer_step").value_or(1);
         if (moe->has("routing_groups") || moe->has("routing_groups_per_token")) {
             spec.routing_groups = moe->positive_int("routing_groups");
             spec.routing_groups_per_token = moe->positive_int("routing_groups_per_token");

@@ -16,6 +16,9 @@ struct MoeSpec {
     std::int64_t d_ff_expert = 0;
     std::int64_t n_shared_experts = 0;    // always-active experts of width d_ff_expert
     std::int64_t first_dense_layers = 0;  // leading layers with a dense MLP of width d_ff
+    // After those, every layer_step-th layer is MoE and the others dense (Llama 4 Maverick: 2;
+    // HF interleave_moe_layer_step, decoder_sparse_step).
+    std::int64_t layer_step = 1;
     // Group-limited routing (DeepSeek-V3: experts in 8 groups, a token's top-k drawn from 4 of
     // them, which training places on at most 4 nodes). 0: routing is not limited.
     std::int64_t routing_groups = 0;
@@ -75,7 +78,7 @@ struct ModelSpec {
     [[nodiscard]] bool kv_heads_fit_tensor(std::int64_t tp) const { return mla.has_value() || n_kv_heads % tp == 0 || tp % n_kv_heads == 0; }
     // Ranks holding distinct KV heads: tp, or the head count when they are replicated.
     [[nodiscard]] std::int64_t kv_head_split(std::int64_t tp) const { return mla ? 1 : (tp > n_kv_heads ? n_kv_heads : tp); }
-    [[nodiscard]] std::int64_t moe_layers() const { return moe ? n_layers - moe->first_dense_layers : 0; }
+    [[nodiscard]] std::int64_t moe_layers() const { return moe ? (n_layers - moe->first_dense_layers) / moe->layer_step : 0; }
     [[nodiscard]] std::int64_t dense_layers() const { return n_layers - moe_layers(); }
 };
 

@@ -24,6 +24,9 @@ void validate_model(const ModelSpec& model, const std::string& origin, const Mod
                              "top_k " + text(model.moe->top_k) + " exceeds " + text(model.moe->n_experts) + " experts");
         if (model.moe->first_dense_layers > model.n_layers)
             throw InputError(origin, names.first_dense_layers, "exceeds the number of layers " + text(model.n_layers));
+        if (model.moe->layer_step > model.n_layers - model.moe->first_dense_layers)
+            throw InputError(origin, names.layer_step, "every " + text(model.moe->layer_step) + "th layer of the " +
+                                                           text(model.n_layers - model.moe->first_dense_layers) + " after the dense ones: none is MoE");
         const MoeSpec& moe = *model.moe;
         if (moe.routing_groups > 0) {
             if (moe.n_experts % moe.routing_groups != 0)

@@ -13,6 +13,7 @@ struct ModelFieldNames {
     std::string head_dim = "head_dim";
     std::string top_k = "moe.top_k";
     std::string first_dense_layers = "moe.first_dense_layers";
+    std::string layer_step = "moe.layer_step";
     std::string routing_groups = "moe.routing_groups";
     std::string routing_groups_per_token = "moe.routing_groups_per_token";
     std::string window = "local_attention.tokens";

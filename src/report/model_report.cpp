@@ -71,7 +71,8 @@ std::string model_json(const ModelSpec& model, const ModelSummary& summary) {
     if (model.moe)
         doc["model"]["moe"] = {{"n_experts", model.moe->n_experts}, {"top_k", model.moe->top_k},
                                {"d_ff_expert", model.moe->d_ff_expert}, {"n_shared_experts", model.moe->n_shared_experts},
-                               {"first_dense_layers", model.moe->first_dense_layers}};
+                               {"first_dense_layers", model.moe->first_dense_layers},
+                               {"layer_step", model.moe->layer_step}};
     if (model.window)
         doc["model"]["local_attention"] = {{"kind", window_kind(*model.window)}, {"tokens", model.window->tokens},
                                            {"local_layers", model.window->local_layers}};
