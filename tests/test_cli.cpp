@@ -120,6 +120,30 @@ TEST_CASE("what cannot be priced is not: no fit, no price, no kernel data") {
               .exit_code == 0);
 }
 
+TEST_CASE("on/off knobs are spelled the same in train and search train: alone or on, off") {
+    const std::string train = "train --model llama3-70b --hardware dgx-h100 --chips 64 --tp 8 --global-batch-seqs 64 --json";
+    const auto step = [&](const std::string& extra) {
+        const auto result = run_ridgeline(train + " " + extra);
+        REQUIRE(result.exit_code == 0);
+        return json::parse(result.out)["step_time_s"].get<double>();
+    };
+    CHECK(step("--sp") == step("--sp on"));
+    CHECK(step("--sp off") == step(""));
+    CHECK(step("--sp") != step("--sp off"));
+    CHECK(step("--overlap off") == step("--no-overlap"));
+    CHECK(step("--overlap off") != step("--overlap on"));
+    const std::string search = "search train --model llama3-8b --hardware dgx-h100 --chips 8 --global-batch-seqs 8 --tp 8 --json";
+    const auto best_sp = [&](const std::string& extra) {
+        const auto result = run_ridgeline(search + " " + extra);
+        REQUIRE(result.exit_code == 0);
+        return json::parse(result.out)["top"][0]["plan"]["sequence_parallel"].get<bool>();
+    };
+    CHECK(best_sp("--sp") == true);
+    CHECK(best_sp("--sp off") == false);
+    expect_refusal("train --model llama3-8b --hardware dgx-h100 --chips 8 --sp maybe", {"--sp", "on or off"});
+    expect_refusal(search + " --overlap sometimes", {"--overlap", "on or off"});
+}
+
 TEST_CASE("--json prints one document that names its schema and version") {
     const std::vector<std::pair<std::string, std::string>> commands = {
         {"model llama3-70b --seq-len 4096 --json", "ridgeline.model/1"},

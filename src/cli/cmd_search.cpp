@@ -6,6 +6,7 @@
 #include "app/search_train.hpp"
 #include "cli/commands.hpp"
 #include "cli/operations_flags.hpp"
+#include "cli/switches.hpp"
 #include "cli/what_if.hpp"
 #include "stack/stack_file.hpp"
 #include "core/error.hpp"
@@ -37,17 +38,10 @@ struct Flags {
     double micro_batch = 0;
     std::string recompute, schedule, precision = "bf16", strategy, placement, sp, offload, overlap, tp_overlap;
     std::string stack, moe_dispatcher = "alltoall";
-    bool ep_overlap = false;
+    std::string ep_overlap;
     double expert_imbalance = 1;
     std::int64_t mtp_depth = 0;
 };
-
-std::optional<bool> on_off(const std::string& text, const char* flag) {
-    if (text.empty()) return std::nullopt;
-    if (text == "on") return true;
-    if (text == "off") return false;
-    throw InputError(flag, "", "expected on or off, found \"" + text + "\"");
-}
 
 template <typename T>
 std::optional<T> given_value(const CLI::App* c, const char* flag, T value) {
@@ -64,12 +58,12 @@ SearchConstraints constraints(const Flags& f, const CLI::App* c) {
     if (!f.schedule.empty()) k.schedule = parse_schedule(f.schedule);
     if (!f.strategy.empty()) k.strategy = f.strategy;
     if (!f.placement.empty()) k.placement = io::split_list(f.placement);
-    k.sequence_parallel = on_off(f.sp, "--sp");
-    k.offload_optimizer = on_off(f.offload, "--offload-optimizer");
-    k.overlap = on_off(f.overlap, "--overlap");
-    k.tp_overlap = on_off(f.tp_overlap, "--tp-overlap");
+    k.sequence_parallel = switch_value(*c, "--sp", f.sp);
+    k.offload_optimizer = switch_value(*c, "--offload-optimizer", f.offload);
+    k.overlap = switch_value(*c, "--overlap", f.overlap);
+    k.tp_overlap = switch_value(*c, "--tp-overlap", f.tp_overlap);
     k.moe_dispatcher = f.moe_dispatcher;
-    k.ep_overlap = f.ep_overlap;
+    k.ep_overlap = switch_value(*c, "--ep-overlap", f.ep_overlap).value_or(false);
     k.expert_imbalance = f.expert_imbalance;
     k.mtp_depth = f.mtp_depth;
     return k;
@@ -113,13 +107,13 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     c->add_option("--precision", f->precision, "matmul precision: bf16, fp16 or fp8")->check(CLI::IsMember({"bf16", "fp16", "fp8"}))->capture_default_str();
     c->add_option("--strategy", f->strategy, "restrict to one strategy (name or file): only its axes are used");
     c->add_option("--placement", f->placement, "fix the axis order, innermost first, e.g. tensor,data,pipeline");
-    c->add_option("--sp", f->sp, "fix sequence parallelism: on or off");
-    c->add_option("--offload-optimizer", f->offload, "fix optimizer offload: on or off");
-    c->add_option("--overlap", f->overlap, "fix data-parallel overlap: on or off");
-    c->add_option("--tp-overlap", f->tp_overlap, "fix tensor-parallel overlap: on or off");
+    add_switch(*c, "--sp", f->sp, "fix sequence parallelism (searched when left out)");
+    add_switch(*c, "--offload-optimizer", f->offload, "fix optimizer offload (searched when left out)");
+    add_switch(*c, "--overlap", f->overlap, "fix data-parallel overlap (searched when left out)");
+    add_switch(*c, "--tp-overlap", f->tp_overlap, "fix tensor-parallel overlap (searched when left out)");
     c->add_option("--moe-dispatcher", f->moe_dispatcher, "MoE token dispatcher the stack offers: alltoall (default) or deepep")
         ->check(CLI::IsMember({"alltoall", "deepep"}));
-    c->add_flag("--ep-overlap", f->ep_overlap, "hide the expert all-to-all under another micro-batch's compute (where the stack can)");
+    add_switch(*c, "--ep-overlap", f->ep_overlap, "hide the expert all-to-all under another micro-batch's compute (where the stack can)");
     c->add_option("--expert-imbalance", f->expert_imbalance, "busiest expert rank's routed tokens over the mean (default 1)")
         ->check(CLI::Range(1.0, 1e6));
     c->add_option("--mtp-depth", f->mtp_depth, "multi-token prediction modules trained beside the model")
@@ -147,7 +141,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         const auto applied = apply_what_if(hardware, f->what_if, custom.has_value());
         spec.chip = hardware.chip;
         spec.stack = f->stack.empty() ? default_stack(hardware.chip, false, options.data_dir) : resolve_stack(f->stack, options.data_dir);
-        check_moe_dispatch(spec.stack, f->moe_dispatcher, f->ep_overlap, kRequest);
+        check_moe_dispatch(spec.stack, f->moe_dispatcher, spec.fixed.ep_overlap, kRequest);
         spec.seq_len = f->seq_len;
         spec.precision = *parse_dtype(f->precision);
         spec.top_k = f->top;

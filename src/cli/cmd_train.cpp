@@ -2,6 +2,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/operations_flags.hpp"
+#include "cli/switches.hpp"
 #include "cli/what_if.hpp"
 #include "stack/stack_file.hpp"
 #include "core/error.hpp"
@@ -23,7 +24,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         Plan plan;
         std::string recompute = "none", schedule = "1f1b", precision = "bf16";
         int zero = 1;
-        std::string reshard;
+        std::string reshard, fold, sp, offload, tp_overlap, ep_overlap, overlap;  // switches: "", "on" or "off"
         std::vector<std::int64_t> stage_layers;
         bool no_overlap = false, json = false;
         std::string scenario, topology, placement, stack;
@@ -43,35 +44,35 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--global-batch-seqs", f->global_batch_seqs, "sequences per optimizer step")->check(CLI::Range(1.0, 1e12));
     for (const DegreeField& d : kDegreeFields) c->add_option("--" + std::string(d.key), f->plan.*d.value, d.help)->check(CLI::PositiveNumber);
     c->add_option("--etp", f->plan.etp, "tensor parallelism inside experts: 1, or tp (default)")->check(CLI::PositiveNumber);
-    c->add_flag("--fold-experts", f->plan.fold_experts, "expert ranks as Megatron-Core carves them: tensor (with --etp 1), then context, then data ranks");
+    add_switch(*c, "--fold-experts", f->fold, "expert ranks as Megatron-Core carves them: tensor (with --etp 1), then context, then data ranks");
     c->add_option("--stage-layers", f->stage_layers, "layers of each pipeline rank, first to last, e.g. 11,12,12,12,12,12,12,11 (an uneven split)")
         ->delimiter(',')
         ->check(CLI::PositiveNumber);
     c->add_option("--vpp", f->plan.vpp, "virtual pipeline stages per rank (interleaved 1F1B)")->check(CLI::PositiveNumber);
     c->add_option("--zero", f->zero, "ZeRO stage 0-3 (default: 3 with --fsdp, else 1)")->check(CLI::Range(0, 3));
-    c->add_option("--reshard-after-forward", f->reshard, "on: gather fsdp-sharded weights again for the backward pass (default); off: keep them")
-        ->check(CLI::IsMember({"on", "off"}));
-    c->add_flag("--sp", f->plan.sequence_parallel, "Megatron sequence parallelism");
+    add_switch(*c, "--reshard-after-forward", f->reshard, "gather fsdp-sharded weights again for the backward pass (default on)");
+    add_switch(*c, "--sp", f->sp, "Megatron sequence parallelism");
     c->add_option("--micro-batch", f->plan.micro_batch_seqs, "sequences per micro-batch per replica")->check(CLI::Range(1.0, 1e9));
     c->add_option("--recompute", f->recompute, "recomputation policy: none, selective, full or another in recompute/ (or a policy file)");
     c->add_option("--schedule", f->schedule, "gpipe, 1f1b, interleaved, zb1p (zero bubble) or dualpipe")
         ->check(CLI::IsMember({"gpipe", "1f1b", "interleaved", "zb1p", "dualpipe"}));
     c->add_option("--precision", f->precision, "matmul precision: bf16, fp16 or fp8")->check(CLI::IsMember({"bf16", "fp16", "fp8"}));
     c->add_option("--strategy", f->plan.strategy, "strategy name or file (default: chosen from the degrees)");
-    c->add_flag("--offload-optimizer", f->plan.offload_optimizer, "optimizer state in host memory");
-    c->add_flag("--tp-overlap", f->plan.tp_overlap, "overlap tensor-parallel collectives with GEMMs");
+    add_switch(*c, "--offload-optimizer", f->offload, "optimizer state in host memory");
+    add_switch(*c, "--tp-overlap", f->tp_overlap, "overlap tensor-parallel collectives with GEMMs");
     c->add_option("--moe-dispatcher", f->plan.moe_dispatcher, "MoE token dispatcher the stack offers: alltoall (default) or deepep (one fabric crossing per node)")
         ->check(CLI::IsMember({"alltoall", "deepep"}));
     c->add_option("--expert-imbalance", f->plan.expert_imbalance, "busiest expert rank's routed tokens over the mean (default 1: balanced routing)")
         ->check(CLI::Range(1.0, 1e6));
     c->add_option("--mtp-depth", f->plan.mtp_depth, "multi-token prediction modules trained beside the model (DeepSeek-V3: 1)")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{16}));
-    c->add_flag("--ep-overlap", f->plan.ep_overlap, "hide the expert all-to-all under another micro-batch's compute (where the stack can)");
-    c->add_flag("--no-overlap", f->no_overlap, "do not overlap data-parallel communication with compute");
+    add_switch(*c, "--ep-overlap", f->ep_overlap, "hide the expert all-to-all under another micro-batch's compute (where the stack can)");
+    add_switch(*c, "--overlap", f->overlap, "overlap data-parallel communication with compute (default on)");
+    c->add_flag("--no-overlap", f->no_overlap, "the same as --overlap off (older spelling)")->group("");
     c->add_option("--train-tokens", f->train_tokens, "also report time and cost to train this many tokens")->check(CLI::Range(1.0, 1e16));
-    add_operations_flags(*c, f->operations);
+    add_operations_flags(*c, f->operations);  // goodput and energy inputs, with --train-tokens
     add_what_if_flags(*c, f->what_if);
-    add_memory_margin_flag(*c, f->what_if);  // goodput and energy inputs, with --train-tokens
+    add_memory_margin_flag(*c, f->what_if);
     c->add_option("--placement", f->placement, "plan axes innermost first, e.g. tensor,data,pipeline (default: most communication-hungry innermost)");
     c->add_option("--stack", f->stack, "software stack (stacks/*.json; default: megatron-core on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.train/1)");
@@ -91,7 +92,6 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
             setup.plan.recompute = resolve_recompute(f->recompute, options.data_dir, kRequest, "recompute");
             setup.plan.schedule = *parse_schedule(f->schedule);
             setup.plan.precision = *parse_dtype(f->precision);
-            setup.plan.overlap = !f->no_overlap;
         }
         // Nothing is assumed: the model and the hardware come from flags, the scenario or the topology.
         if (f->scenario.empty() && !given("--model")) throw InputError("--model", "", "required (a model name, model file or HF config.json), or give --scenario");
@@ -113,22 +113,26 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         for (const DegreeField& d : kDegreeFields)
             if (given(("--" + std::string(d.key)).c_str())) p.*d.value = f->plan.*d.value;
         if (given("--etp")) p.etp = f->plan.etp;
-        if (given("--fold-experts")) p.fold_experts = true;
+        const auto set_switch = [&](const char* name, const std::string& text, bool& knob) {
+            if (const auto value = switch_value(*c, name, text)) knob = *value;
+        };
+        set_switch("--fold-experts", f->fold, p.fold_experts);
         if (given("--vpp")) p.vpp = f->plan.vpp;
         if (given("--stage-layers")) p.stage_layers = f->stage_layers;
         if (given("--zero")) p.zero = f->zero;
-        if (given("--reshard-after-forward")) p.reshard_after_forward = f->reshard == "on";
-        if (given("--sp")) p.sequence_parallel = true;
+        if (const auto reshard = switch_value(*c, "--reshard-after-forward", f->reshard)) p.reshard_after_forward = *reshard;
+        set_switch("--sp", f->sp, p.sequence_parallel);
         if (given("--micro-batch")) p.micro_batch_seqs = f->plan.micro_batch_seqs;
         if (given("--recompute")) p.recompute = resolve_recompute(f->recompute, options.data_dir, kRequest, "recompute");
         if (given("--schedule")) p.schedule = *parse_schedule(f->schedule);
         if (given("--precision")) p.precision = *parse_dtype(f->precision);
         if (given("--strategy")) p.strategy = f->plan.strategy;
-        if (given("--offload-optimizer")) p.offload_optimizer = true;
-        if (given("--tp-overlap")) p.tp_overlap = true;
+        set_switch("--offload-optimizer", f->offload, p.offload_optimizer);
+        set_switch("--tp-overlap", f->tp_overlap, p.tp_overlap);
         if (given("--no-overlap")) p.overlap = false;
+        set_switch("--overlap", f->overlap, p.overlap);
         if (given("--moe-dispatcher")) p.moe_dispatcher = f->plan.moe_dispatcher;
-        if (given("--ep-overlap")) p.ep_overlap = true;
+        set_switch("--ep-overlap", f->ep_overlap, p.ep_overlap);
         if (given("--mtp-depth")) p.mtp_depth = f->plan.mtp_depth;
         if (given("--expert-imbalance")) p.expert_imbalance = f->plan.expert_imbalance;
         if (given("--placement")) p.placement = io::split_list(f->placement);
