@@ -144,6 +144,19 @@ TEST_CASE("on/off knobs are spelled the same in train and search train: alone or
     expect_refusal(search + " --overlap sometimes", {"--overlap", "on or off"});
 }
 
+TEST_CASE("--progress goes to stderr only: the report on stdout is the same with it") {
+    const std::string dev = (ridgeline::test::data_file("runs") / "published-runs-dev.json").string();
+    const auto plain = run_ridgeline("validate " + dev + " --json");
+    const auto shown = run_ridgeline("validate " + dev + " --json --progress");
+    REQUIRE(plain.exit_code == 0);
+    REQUIRE(shown.exit_code == 0);
+    CHECK(json::parse(shown.out) == json::parse(plain.out));
+    CHECK(plain.err.empty());  // stderr is not a terminal here, and --progress was not given
+    CHECK(shown.err.find("error") == std::string::npos);
+    const std::string search = "search train --model llama3-8b --hardware dgx-h100 --chips 64 --global-batch-seqs 256 --json";
+    CHECK(json::parse(run_ridgeline(search + " --progress").out)["top"] == json::parse(run_ridgeline(search).out)["top"]);
+}
+
 TEST_CASE("--json prints one document that names its schema and version") {
     const std::vector<std::pair<std::string, std::string>> commands = {
         {"model llama3-70b --seq-len 4096 --json", "ridgeline.model/1"},

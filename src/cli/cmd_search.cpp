@@ -6,6 +6,7 @@
 #include "app/search_train.hpp"
 #include "cli/commands.hpp"
 #include "cli/operations_flags.hpp"
+#include "cli/progress.hpp"
 #include "cli/switches.hpp"
 #include "cli/what_if.hpp"
 #include "stack/stack_file.hpp"
@@ -81,7 +82,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
                   "with --train-tokens: the fewest chips (whole nodes or racks, or the --chips range) that finish within this many days "
                   "of wall-clock time")
         ->check(CLI::Range(1e-3, 1e5));
-    c->add_flag("--progress", f->progress, "progress on stderr even when it is not a terminal");
+    add_progress_flag(*c, f->progress);
     c->add_option("--topology", f->topology, "a custom topology file (ridgeline.topology/1) instead of --hardware");
     c->add_option("--nodes", f->nodes, "scale-out domains (DGX nodes, TPU slices); default derived");
     c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, 1e8));
@@ -171,16 +172,22 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
             if (c->count("--train-tokens") == 0) throw InputError("--deadline-days", "", "needs --train-tokens: the tokens to train by then");
             const bool show = f->progress || ::isatty(STDERR_FILENO) != 0;
             const auto progress = [&](const report::ScalingPoint& p) {
-                if (!show) return;
-                std::cerr << "deadline search: " << p.chips << " chips: "
-                          << (p.best ? report::fixed(p.wall_s / 86400.0, 2) + " days" : std::string("nothing fits")) << "\n";
+                if (show)
+                    std::cerr << "deadline search: " << p.chips << " chips: "
+                              << (p.best ? report::fixed(p.wall_s / 86400.0, 2) + " days" : std::string("nothing fits")) << "\n";
             };
             const report::ScalingOutcome deadline = app::search_train_deadline(request, f->deadline_days * 86400.0, progress);
             std::cout << with_settings(applied, f->json, f->json ? report::scaling_json(deadline) : report::scaling_table(deadline)) << "\n";
             return;
         }
         if (request.chip_counts.size() == 1) {
+            ProgressLine line(f->progress);
+            request.spec.progress = [&line](double share, std::uint64_t plans) {
+                line.update(share, 1.0, report::si(static_cast<double>(plans), "plans"), static_cast<double>(plans), "plans");
+            };
             const report::TrainSearchOutcome outcome = app::search_train(request, request.chip_counts.front());
+            request.spec.progress = nullptr;
+            line.finish();
             std::cout << with_settings(applied, f->json, f->json ? report::train_search_json(outcome) : report::train_search_table(outcome))
                       << "\n";
             return;

@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/progress.hpp"
 #include "report/reports.hpp"
 #include "report/search_reports.hpp"
 #include "validation/compare_published.hpp"
@@ -11,7 +12,7 @@ namespace ridgeline::cli {
 void add_validate_command(CLI::App& app, const GlobalOptions& options) {
     struct Flags {
         std::string file, source;
-        bool json = false, compare_published = false;
+        bool json = false, compare_published = false, progress = false;
         unsigned threads = 0;
     };
     auto f = std::make_shared<Flags>();
@@ -22,13 +23,20 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
                 "search each training record's job and rank its published plan among the plans found (schema ridgeline.compare-published/1)");
     c->add_option("--source", f->source, "only records whose source key contains this text");
     c->add_option("--threads", f->threads, "search threads (default: all cores)")->check(CLI::Range(1U, 1024U));
+    add_progress_flag(*c, f->progress);
     c->callback([f, &options] {
         if (f->compare_published) {
             const auto comparisons = compare_published(load_run_records(f->file), options.data_dir, f->source, f->threads);
             std::cout << (f->json ? report::comparison_json(comparisons) + "\n" : report::comparison_table(comparisons));
             return;
         }
-        const ValidationResult result = validate_records(load_run_records(f->file), options.data_dir);
+        ProgressLine line(f->progress);
+        const auto progress = [&line](std::size_t done, std::size_t total) {
+            line.update(static_cast<double>(done), static_cast<double>(total), std::to_string(done) + " of " + std::to_string(total) + " records",
+                        static_cast<double>(done), "records");
+        };
+        const ValidationResult result = validate_records(load_run_records(f->file), options.data_dir, progress);
+        line.finish();
         std::cout << (f->json ? report::validation_json(result) + "\n" : report::validation_table(result));
     });
 }

@@ -456,13 +456,19 @@ TrainSearchResult Search::run() {
     const unsigned threads = std::max(1U, spec_.threads != 0 ? spec_.threads : std::thread::hardware_concurrency());
     std::vector<Accumulator> accs(threads, Accumulator(spec_.top_k));
     std::atomic<std::size_t> next{0};
+    std::atomic<std::uint64_t> plans_done{0};
     std::vector<std::exception_ptr> failures(threads);
     const auto worker = [&](Accumulator& acc, std::exception_ptr& failure) {
         try {
             TrainingScenario scenario;
             static_cast<TrainingJob&>(scenario) = spec_;
-            for (std::size_t i = next++; i < work.size(); i = next++)
+            const bool reports = &acc == &accs[0] && spec_.progress;
+            for (std::size_t i = next++; i < work.size(); i = next++) {
+                const std::uint64_t before = acc.result.plans_evaluated;
                 run_unit(work[i], static_cast<std::uint64_t>(i) << 40, acc, scenario);
+                plans_done += acc.result.plans_evaluated - before;
+                if (reports) spec_.progress(static_cast<double>(std::min(next.load(), work.size())) / static_cast<double>(work.size()), plans_done.load());
+            }
         } catch (...) {
             failure = std::current_exception();
             next = work.size();  // the others stop at their next unit

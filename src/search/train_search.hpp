@@ -7,6 +7,7 @@
 // time vs memory per chip are kept as they stream by, so memory use does not grow with the space.
 // Pure: the strategies come in a library the caller loaded.
 #include <array>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -57,6 +58,8 @@ struct TrainSearchSpec : TrainingJob {
     std::size_t top_k = 10;
     unsigned threads = 0;  // 0: all cores
     std::optional<double> reference_step_time_s;  // count the valid plans faster than this
+    // Told now and then (from one thread) of the share of the space done and the plans so far.
+    std::function<void(double share, std::uint64_t plans)> progress;
 };
 
 // The strategy names a search may ask the library for.

@@ -152,12 +152,14 @@ ErrorSummary summarize_errors(std::vector<double> errors) {
     return summary;
 }
 
-ValidationResult validate_records(const std::vector<RunRecord>& records, const std::filesystem::path& data_dir) {
+ValidationResult validate_records(const std::vector<RunRecord>& records, const std::filesystem::path& data_dir,
+                                  const std::function<void(std::size_t done, std::size_t total)>& progress) {
     ValidationResult result;
     std::vector<double> all, serve;
     std::map<std::string, std::vector<double>> per_source;
     for (const RunRecord& record : records) {
         result.records.push_back(predict_record(record, data_dir));
+        if (progress) progress(result.records.size(), records.size());
         const RecordResult& r = result.records.back();
         if (!r.ok) {
             ++result.skipped;

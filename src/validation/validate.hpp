@@ -2,6 +2,7 @@
 // Predicts each published run with its own model, hardware and plan and compares with what was
 // measured. Records Ridgeline cannot model are kept, with the reason.
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -56,7 +57,9 @@ struct ValidationResult {
 [[nodiscard]] RecordResult predict_serve_record(const RunRecord& record, const std::filesystem::path& data_dir);
 
 [[nodiscard]] RecordResult predict_record(const RunRecord& record, const std::filesystem::path& data_dir);
-[[nodiscard]] ValidationResult validate_records(const std::vector<RunRecord>& records, const std::filesystem::path& data_dir);
+// `progress` hears how many records are done.
+[[nodiscard]] ValidationResult validate_records(const std::vector<RunRecord>& records, const std::filesystem::path& data_dir,
+                                                const std::function<void(std::size_t done, std::size_t total)>& progress = {});
 // Median and 90th percentile (nearest rank) of |errors|.
 [[nodiscard]] ErrorSummary summarize_errors(std::vector<double> errors);
 
