@@ -131,7 +131,9 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
         chip.vector_unit = spec;
     }
     chip.host_link_Bps = root.sourced_in("host_link_Bps", io::range::bandwidth_Bps);
-    chip.price_usd_per_chip_hour = root.optional_sourced_in("price_usd_per_chip_hour", io::range::price_usd_per_hour);
+    // An explicit null says no citable price was found; reports then say how to give one (--price).
+    if (!(root.has("price_usd_per_chip_hour") && root.raw("price_usd_per_chip_hour").is_null()))
+        chip.price_usd_per_chip_hour = root.optional_sourced_in("price_usd_per_chip_hour", io::range::price_usd_per_hour);
     if (auto power = root.optional_object("power")) {
         chip.power = ChipPower{power->optional_sourced_in("idle_w", io::range::power_w), power->sourced_in("max_w", io::range::power_w)};
         if (chip.power->idle_w && *chip.power->idle_w >= chip.power->max_w) power->fail("idle_w", "expected less than max_w");

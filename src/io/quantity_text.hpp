@@ -13,8 +13,8 @@ namespace ridgeline::io {
 // "4x4x8" -> {4, 4, 8}: 1 to 4 axes; InputError naming `flag` when malformed.
 [[nodiscard]] std::vector<std::int64_t> parse_torus_shape(const std::string& text, const std::string& flag);
 
-// Bytes with an optional decimal (kB, MB, GB, TB) or binary (KiB, MiB, GiB, TiB) suffix.
-// InputError naming `flag` for anything else, a negative or a non-finite value.
+// Bytes with an optional decimal (kB, MB, GB, TB) or binary (KiB, MiB, GiB, TiB) suffix:
+// parse_quantity for a size.
 [[nodiscard]] double parse_bytes(const std::string& text, const std::string& flag);
 
 // What a typed value measures, for values whose unit the user writes ("4.8TB/s", "1.5us").
