@@ -5,12 +5,14 @@
 #include "model/recompute_catalog.hpp"
 #include "app/search_train.hpp"
 #include "cli/commands.hpp"
+#include "cli/emit_flags.hpp"
 #include "cli/operations_flags.hpp"
 #include "cli/progress.hpp"
 #include "cli/switches.hpp"
 #include "cli/what_if.hpp"
 #include "stack/stack_file.hpp"
 #include "core/error.hpp"
+#include "emit/emit.hpp"
 #include "hardware/catalog.hpp"
 #include "io/quantity_text.hpp"
 #include "model/model_catalog.hpp"
@@ -42,11 +44,29 @@ struct Flags {
     std::string ep_overlap;
     double expert_imbalance = 1;
     std::int64_t mtp_depth = 0;
+    EmitFlags emit;
 };
 
 template <typename T>
 std::optional<T> given_value(const CLI::App* c, const char* flag, T value) {
     return c->count(flag) > 0 ? std::optional<T>(value) : std::nullopt;
+}
+
+// The plans' configurations for the framework, best first.
+std::string emit_plans(const EmitterSpec& spec, const std::vector<report::PlanWithReport>& plans, std::size_t count) {
+    if (plans.empty()) throw InputError("--emit", "", "no plan of the search fits: there is nothing to write");
+    std::string text;
+    for (std::size_t i = 0; i < std::min(count, plans.size()); ++i)
+        text += (i == 0 ? "" : "\n") + emit_training(spec, plans[i].plan, plans[i].scenario, plans[i].report);
+    return text;
+}
+
+// Across chip counts: the chosen count's best plan.
+std::string emit_chosen(const EmitterSpec& spec, const report::ScalingOutcome& outcome, std::size_t count) {
+    if (count > 1) throw InputError("--emit-top", "", "across chip counts only the chosen count's best plan is written: give one --chips count");
+    for (const report::ScalingPoint& point : outcome.points)
+        if (point.chips == outcome.chosen_chips && point.best) return emit_plans(spec, {*point.best}, 1);
+    return emit_plans(spec, {}, 1);
 }
 
 SearchConstraints constraints(const Flags& f, const CLI::App* c) {
@@ -121,7 +141,9 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{16}));
     add_what_if_flags(*c, f->what_if);
     add_memory_margin_flag(*c, f->what_if);
+    add_emit_flags(*c, f->emit, EmitJob::training, true);
     c->callback([f, c, &options] {
+        const auto emit = emit_spec(*c, f->emit, f->json, options.data_dir);
         TrainSearchSpec spec;
         spec.fixed = constraints(*f, c);
         spec.fixed.recompute_policies = f->recompute.empty()
@@ -145,7 +167,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         check_moe_dispatch(spec.stack, f->moe_dispatcher, spec.fixed.ep_overlap, kRequest);
         spec.seq_len = f->seq_len;
         spec.precision = *parse_dtype(f->precision);
-        spec.top_k = f->top;
+        spec.top_k = emit ? std::max(f->top, f->emit.top) : f->top;
         spec.threads = f->threads;
         for (const std::string& name : strategies_needed(spec.fixed)) {
             Strategy strategy = resolve_strategy(name, options.data_dir);
@@ -177,6 +199,10 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
                               << (p.best ? report::fixed(p.wall_s / 86400.0, 2) + " days" : std::string("nothing fits")) << "\n";
             };
             const report::ScalingOutcome deadline = app::search_train_deadline(request, f->deadline_days * 86400.0, progress);
+            if (emit) {
+                std::cout << emit_chosen(*emit, deadline, f->emit.top);
+                return;
+            }
             std::cout << with_settings(applied, f->json, f->json ? report::scaling_json(deadline) : report::scaling_table(deadline)) << "\n";
             return;
         }
@@ -188,11 +214,19 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
             const report::TrainSearchOutcome outcome = app::search_train(request, request.chip_counts.front());
             request.spec.progress = nullptr;
             line.finish();
+            if (emit) {
+                std::cout << emit_plans(*emit, outcome.top, f->emit.top);
+                return;
+            }
             std::cout << with_settings(applied, f->json, f->json ? report::train_search_json(outcome) : report::train_search_table(outcome))
                       << "\n";
             return;
         }
         const report::ScalingOutcome scaling = app::search_train_scaling(request);
+        if (emit) {
+            std::cout << emit_chosen(*emit, scaling, f->emit.top);
+            return;
+        }
         std::cout << with_settings(applied, f->json, f->json ? report::scaling_json(scaling) : report::scaling_table(scaling)) << "\n";
     });
 }

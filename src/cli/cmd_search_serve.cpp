@@ -1,8 +1,10 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/emit_flags.hpp"
 #include "cli/what_if.hpp"
 #include "core/error.hpp"
+#include "emit/emit.hpp"
 #include "io/quantity_text.hpp"
 #include "report/reports.hpp"
 #include "scenario/serving_setup.hpp"
@@ -18,6 +20,7 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
         std::int64_t max_batch = 512;
         bool json = false;
         std::string stack;
+        EmitFlags emit;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = search.add_subcommand("serve", "the cheapest (or fastest) serving configurations that meet latency SLOs, and the Pareto front");
@@ -37,7 +40,9 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve-search/1)");
     add_what_if_flags(*c, f->what_if);
     add_memory_margin_flag(*c, f->what_if);
-    c->callback([f, &options] {
+    add_emit_flags(*c, f->emit, EmitJob::serving, true);
+    c->callback([f, c, &options] {
+        const auto emit = emit_spec(*c, f->emit, f->json, options.data_dir);
         ServeSearchSpace space;
         static_cast<ServedModel&>(space) = load_served_model(f->model, f->hardware, options.data_dir, f->stack);
         const auto applied = apply_what_if(space.hardware, f->what_if);
@@ -47,9 +52,26 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
         space.slo_ttft_s = f->slo_ttft_ms / 1e3;
         space.slo_tpot_s = f->slo_tpot_ms / 1e3;
         space.objective = f->objective == "cost" ? ServeObjective::cost : ServeObjective::throughput;
-        space.top_k = f->top;
+        space.top_k = emit ? std::max(f->top, f->emit.top) : f->top;
         space.max_batch_per_replica = f->max_batch;
         const ServeSearchResult result = search_serving(space);
+        if (emit) {
+            // Each configuration simulated again in full, for its figures.
+            if (result.best.empty()) throw InputError("--emit", "", "no configuration meets the SLOs: there is nothing to write");
+            for (std::size_t i = 0; i < std::min(f->emit.top, result.best.size()); ++i) {
+                const ServeCandidate& best = result.best[i];
+                ServingSetup setup;
+                static_cast<ServedModel&>(setup) = static_cast<const ServedModel&>(space);
+                setup.chips = best.chips;
+                setup.plan = best.plan;
+                setup.batch_seqs = best.batch_seqs;
+                setup.input_len = space.input_len;
+                setup.output_len = space.output_len;
+                const ServingScenario scenario = build_serving_scenario(setup);
+                std::cout << (i == 0 ? "" : "\n") << emit_serving(*emit, scenario, simulate_serving(scenario));
+            }
+            return;
+        }
         std::cout << with_settings(applied, f->json,
                                    f->json ? report::serve_search_json(space, result) : report::serve_search_table(space, result))
                   << "\n";

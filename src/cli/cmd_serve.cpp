@@ -1,9 +1,11 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/emit_flags.hpp"
 #include "cli/what_if.hpp"
 #include "cli/operations_flags.hpp"
 #include "core/error.hpp"
+#include "emit/emit.hpp"
 #include "io/quantity_text.hpp"
 #include "report/reports.hpp"
 #include "scenario/serving_setup.hpp"
@@ -20,6 +22,7 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         bool json = false;
         std::string stack;
         OperationsFlags power;
+        EmitFlags emit;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = app.add_subcommand("serve", "time to first token, time per output token, throughput, KV-cache memory and cost of serving");
@@ -44,10 +47,12 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         ->check(CLI::Range(1e-9, 1e12));
     c->add_option("--stack", f->stack, "serving stack (stacks/*.json; default: vllm on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve/1)");
+    add_emit_flags(*c, f->emit, EmitJob::serving, false);
     add_power_flags(*c, f->power);  // energy per million output tokens
     add_what_if_flags(*c, f->what_if);
     add_memory_margin_flag(*c, f->what_if);
     c->callback([f, c, &options] {
+        const auto emit = emit_spec(*c, f->emit, f->json, options.data_dir);
         ServingSetup setup;
         static_cast<ServedModel&>(setup) = load_served_model(f->model, f->hardware, options.data_dir, f->stack);
         const auto applied = apply_what_if(setup.hardware, f->what_if);
@@ -82,6 +87,10 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         }
         const ServingScenario scenario = build_serving_scenario(setup);
         const ServingReport report = simulate_serving(scenario);
+        if (emit) {
+            std::cout << emit_serving(*emit, scenario, report);
+            return;
+        }
         extras.requests_per_s = f->requests_per_s;
         if (f->requests_per_s > 0 && report.fits) extras.disaggregation = disaggregate(scenario, report, f->requests_per_s);
         report::ServeEnergy& energy = extras.energy.emplace();

@@ -1,11 +1,13 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/emit_flags.hpp"
 #include "cli/operations_flags.hpp"
 #include "cli/switches.hpp"
 #include "cli/what_if.hpp"
 #include "stack/stack_file.hpp"
 #include "core/error.hpp"
+#include "emit/emit.hpp"
 #include "hardware/catalog.hpp"
 #include "io/quantity_text.hpp"
 #include "model/model_catalog.hpp"
@@ -30,6 +32,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         std::string scenario, topology, placement, stack;
         OperationsFlags operations;
         WhatIfFlags what_if;
+        EmitFlags emit;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = app.add_subcommand("train", "step time, MFU, memory per chip and the bound of each part of a training step");
@@ -76,8 +79,10 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--placement", f->placement, "plan axes innermost first, e.g. tensor,data,pipeline (default: most communication-hungry innermost)");
     c->add_option("--stack", f->stack, "software stack (stacks/*.json; default: megatron-core on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.train/1)");
+    add_emit_flags(*c, f->emit, EmitJob::training, false);
     c->callback([f, c, &options] {
         const auto given = [c](const char* flag) { return c->count(flag) > 0; };
+        const auto emit = emit_spec(*c, f->emit, f->json, options.data_dir);
         TrainingSetup setup;
         double train_tokens = f->train_tokens;
         if (!f->scenario.empty()) {
@@ -145,6 +150,10 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
                                                               std::to_string(static_cast<std::int64_t>(setup.seq_len)));
         const TrainingScenario scenario = build_training_scenario(setup, options.data_dir, "plan");
         const TrainingReport report = simulate_training(scenario);
+        if (emit) {
+            std::cout << emit_training(*emit, setup.plan, scenario, report);
+            return;
+        }
         if (train_tokens <= 0) {
             std::cout << with_settings(applied, f->json,
                                        f->json ? report::training_json(scenario, report, 0) : report::training_table(scenario, report, 0))

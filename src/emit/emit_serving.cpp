@@ -1,0 +1,65 @@
+#include "emit/emit.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "emit/emit_writer.hpp"
+#include "emit/frameworks.hpp"
+#include "report/table.hpp"
+
+namespace ridgeline {
+
+namespace {
+
+using Int = std::int64_t;
+
+Int whole(double value) { return static_cast<Int>(std::llround(value)); }
+std::string text(Int value) { return std::to_string(value); }
+
+// vLLM launch arguments (vllm serve MODEL ...).
+void vllm(EmitWriter& w, const ServingScenario& s) {
+    const Plan& p = s.plan;
+    w.set("tp", p.tp);
+    w.set("pp", p.pp);
+    w.set("dp", p.dp);
+    if (p.ep > 1) {
+        if (p.ep != p.dp)
+            w.refuse("ep", "vLLM spreads the experts over every tensor and data-parallel rank (--enable-expert-parallel); ep " + text(p.ep) +
+                               " of " + text(p.dp) + " replicas is not that (give --ep " + text(p.dp) + " or --dp " + text(p.ep) + ")");
+        w.set_switch("expert_parallel", true);
+    }
+    const Int per_replica = whole(s.batch_per_replica());
+    w.set("max_batch", per_replica);
+    // Ridgeline prefills one prompt at a time (its memory holds one prompt's working set): a step
+    // takes a whole prompt, or every sequence's decode token.
+    w.set("max_tokens", std::max(whole(s.input_len), per_replica));
+    w.set("max_model_len", whole(s.input_len + s.output_len));
+    w.choose("kv_dtype", std::string(dtype_name(p.kv_cache)), "kv_dtype");
+    w.choose("weights_dtype", std::string(dtype_name(p.weights)), "weights_dtype");
+    if (s.speculative.draft_tokens > 0)
+        w.refuse("draft_tokens", "this emitter writes no speculative-decoding settings for vLLM (its --speculative-config)");
+    w.note("--max-num-batched-tokens holds one whole prompt per step, as Ridgeline prices prefill");
+}
+
+std::vector<std::string> serving_header(const ServingScenario& s, const ServingReport& r) {
+    return {"model " + s.model.name + " on " + text(s.cluster.chips()) + " x " + s.chip.name + " (" + s.cluster.name + "), stack " + s.stack.name +
+                ", batch " + text(whole(s.batch_seqs)) + " sequences, " + text(whole(s.input_len)) + " tokens in, " + text(whole(s.output_len)) +
+                " out",
+            "predicted: TTFT " + report::seconds(r.prefill.time_s) + ", TPOT " + report::seconds(r.tpot_s()) + ", " +
+                report::si(r.output_tokens_per_s) + " output tokens/s (" + report::si(r.output_tokens_per_s_per_chip) + " per chip), " +
+                report::si(r.memory.total_bytes(), "B") + " per chip of " + report::si(r.hbm_bytes, "B") + (r.fits ? "" : " (does not fit)")};
+}
+
+}  // namespace
+
+std::string emit_serving(const EmitterSpec& spec, const ServingScenario& scenario, const ServingReport& report) {
+    if (spec.job != EmitJob::serving)
+        throw InputError("--emit", "", spec.name + " writes training configurations; serving plans take " + emit_framework_names(EmitJob::serving));
+    EmitWriter w(spec);
+    if (spec.name == "vllm") vllm(w, scenario);
+    else throw InputError("--emit", "", "no serving emitter for " + spec.name + " (known: " + emit_framework_names(EmitJob::serving) + ")");
+    return w.render(serving_header(scenario, report));
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,199 @@
+#include "emit/emit.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "emit/emit_writer.hpp"
+#include "emit/frameworks.hpp"
+#include "report/table.hpp"
+
+namespace ridgeline {
+
+namespace {
+
+using Int = std::int64_t;
+
+Int whole(double value) { return static_cast<Int>(value); }
+std::string text(Int value) { return std::to_string(value); }
+
+const char* schedule_name(PipelineSchedule schedule) {
+    switch (schedule) {
+        case PipelineSchedule::gpipe: return "gpipe";
+        case PipelineSchedule::one_f_one_b: return "1f1b";
+        case PipelineSchedule::interleaved: return "interleaved";
+        case PipelineSchedule::zero_bubble: return "zb1p";
+        case PipelineSchedule::dualpipe: return "dualpipe";
+    }
+    return "1f1b";
+}
+
+// The degrees as the scenario resolved them.
+struct Degrees3 {
+    Int tp, pp, cp, dp, fsdp, data, chips;
+};
+Degrees3 degrees(const TrainingScenario& s) {
+    const TrainingPlan& t = s.plan;
+    Degrees3 d{};
+    d.tp = whole(t.size(PlanAxis::tensor));
+    d.pp = whole(t.size(PlanAxis::pipeline));
+    d.cp = whole(t.size(PlanAxis::context));
+    d.fsdp = whole(t.size(PlanAxis::fsdp));
+    d.data = whole(t.size(PlanAxis::data));
+    d.chips = s.cluster.chips();
+    d.dp = d.chips / (d.tp * d.pp * d.cp);
+    return d;
+}
+
+// Megatron-Core / NeMo command-line arguments.
+void megatron(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
+    const TrainingPlan& t = s.plan;
+    const Degrees3 d = degrees(s);
+    if (s.chip.kind == ChipKind::tpu) w.refuse("hardware", "Megatron-Core runs on NVIDIA GPUs and " + s.chip.name + " is a TPU (--emit maxtext writes TPU plans)");
+    const Int layers = s.model.n_layers;
+    w.set("layers", layers);
+    w.set("seq_len", whole(s.seq_len));
+    w.set("tp", d.tp);
+    w.set("pp", d.pp);
+    const Int vpp = whole(t.virtual_stages);
+    if (d.pp > 1) {
+        w.choose("schedule", schedule_name(t.schedule), "schedule");
+        const std::vector<Int>& stages = t.stage_layers;
+        const bool even = stages.empty() || std::all_of(stages.begin(), stages.end(), [&](Int n) { return n == stages.front(); });
+        if (!even) {
+            // Megatron-Core gives the first and last stages their own counts and splits the rest evenly.
+            const std::vector<Int> middle(stages.begin() + 1, stages.end() - 1);
+            if (!middle.empty() && !std::all_of(middle.begin(), middle.end(), [&](Int n) { return n == middle.front(); }))
+                w.refuse("stage_layers", "Megatron-Core sets the first and last pipeline stages' layers apart "
+                                         "(--decoder-first/last-pipeline-num-layers) and splits the rest evenly; the middle stages here differ");
+            if (middle.empty() || stages.front() != middle.front()) w.set("first_stage_layers", stages.front());
+            if (middle.empty() || stages.back() != middle.front()) w.set("last_stage_layers", stages.back());
+        }
+        if (vpp > 1) {
+            if (even) w.set("vpp_layers", layers / (d.pp * vpp));
+            else w.set("vpp", vpp);
+        }
+    }
+    if (d.cp > 1) w.set("cp", d.cp);
+    if (p.ep > 1) {
+        const Int etp = p.etp == 0 ? d.tp : p.etp;
+        if (!p.fold_experts && (d.cp > 1 || (etp == 1 && d.tp > 1)))
+            w.refuse("fold_experts", "Megatron-Core carves expert ranks from the tensor ranks (with etp 1) and the context ranks before the "
+                                     "data-parallel ones; give --fold-experts to plan it that way");
+        w.set("ep", p.ep);
+        w.set("etp", etp);
+    }
+    if (p.sequence_parallel && d.tp > 1) w.set_switch("sp", true);
+    w.set("micro_batch", whole(t.micro_batch_seqs));
+    w.set("global_batch", whole(s.global_batch_seqs));
+    w.choose("recompute", t.recompute_policy, "recompute");
+    if (d.fsdp > 1 && d.fsdp != d.dp)
+        w.refuse("fsdp", "Megatron FSDP shards over the whole data-parallel group (" + text(d.dp) + " ranks); fsdp " + text(d.fsdp) +
+                             " of them is hybrid sharding, which this emitter does not write");
+    if (d.fsdp > 1 && t.zero_stage != 3) w.refuse("zero", "fsdp shards parameters (ZeRO-3), but the plan says ZeRO-" + text(t.zero_stage));
+    if (d.fsdp == 1 && t.zero_stage == 3)
+        w.refuse("zero", "ZeRO-3 without fsdp shards no parameters in Ridgeline's plan; give --fsdp to shard them, or --zero 2");
+    if (d.fsdp > 1 && !t.reshard_after_forward)
+        w.refuse("reshard_after_forward", "Megatron FSDP gathers the weights again for the backward pass; it has no setting to keep them");
+    w.choose("zero", text(t.zero_stage), "zero");
+    if (t.overlap_data_parallel && d.dp > 1) {
+        w.set_switch("overlap_grad_reduce", true);
+        if (t.zero_stage >= 1) w.set_switch("overlap_param_gather", true);
+    }
+    if (t.overlap_tensor_parallel) {
+        if (!p.sequence_parallel || d.tp == 1)
+            w.refuse("tp_overlap", "Megatron-Core overlaps tensor-parallel communication with GEMMs only under sequence parallelism with tp > 1");
+        w.set_switch("tp_overlap", true);
+    }
+    w.choose("precision", std::string(dtype_name(t.compute)), "precision");
+    if (s.model.moe) w.choose("moe_dispatcher", t.dedup_expert_dispatch ? "deepep" : "alltoall", "moe_dispatcher");
+    if (t.overlap_expert_parallel) w.set_switch("ep_overlap", true);
+    if (t.mtp_depth > 0) w.set("mtp_depth", whole(t.mtp_depth));
+    if (t.offload_optimizer) w.choose("offload_optimizer", "on", "offload_optimizer");
+    // Megatron-Core numbers ranks tensor, then context and expert, then data, then pipeline
+    // (innermost first); a plan placed otherwise is not what it would run.
+    const auto group = [](const std::string& axis) {
+        if (axis == axis_name(PlanAxis::tensor)) return 0;
+        if (axis == axis_name(PlanAxis::context) || axis == axis_name(PlanAxis::expert)) return 1;
+        if (axis == axis_name(PlanAxis::pipeline)) return 3;
+        return 2;  // data, fsdp
+    };
+    int last = 0;
+    std::string last_name;
+    for (const PlacedAxis& a : s.mesh.axes) {
+        if (a.axis.size <= 1) continue;
+        const int g = group(a.axis.name);
+        if (g < last)
+            w.refuse("placement", "Megatron-Core places ranks tensor, context/expert, data, pipeline (innermost first); this plan puts " +
+                                      a.axis.name + " outside " + last_name);
+        last = g;
+        last_name = a.axis.name;
+    }
+}
+
+// A MaxText YAML override.
+void maxtext(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
+    const TrainingPlan& t = s.plan;
+    const Degrees3 d = degrees(s);
+    w.set("seq_len", whole(s.seq_len));
+    w.set_number("per_device_batch", s.global_batch_seqs / static_cast<double>(d.chips));
+    // Each plan axis split between the chips' own links (ICI, level 0) and the network between slices (DCN).
+    for (std::size_t i = 0; i < kPlanAxes; ++i) {
+        const std::string name = kPlanAxisNames[i];
+        Int ici = 1, dcn = 1;
+        const int found = s.mesh.find(name);
+        if (found >= 0)
+            for (const AxisSpan& span : s.mesh.axes[static_cast<std::size_t>(found)].spans)
+                (s.cluster.dims[static_cast<std::size_t>(span.dim)].level == 0 ? ici : dcn) *= span.extent;
+        w.set("ici." + name, ici);
+        w.set("dcn." + name, dcn);
+    }
+    const Int microbatches = whole(t.microbatches);
+    if (d.pp > 1) {
+        w.choose("schedule", schedule_name(t.schedule), "schedule");
+        if (!t.stage_layers.empty()) w.refuse("stage_layers", "MaxText's pipeline gives every stage the same layers (num_layers_per_pipeline_stage)");
+        const Int vpp = whole(t.virtual_stages);
+        w.set("stage_layers", s.model.n_layers / (d.pp * vpp));
+        w.set("pipeline_repeats", vpp);
+        if (microbatches % d.pp != 0)
+            w.refuse("micro_batch", "MaxText needs the pipeline's micro-batches (" + text(microbatches) + ") in a multiple of its " + text(d.pp) + " stages");
+        w.set("pipeline_microbatches", microbatches);
+    } else if (microbatches > 1) {
+        w.set("gradient_accumulation", microbatches);
+    }
+    w.choose("recompute", t.recompute_policy, "recompute");
+    if (d.data > 1) w.choose("zero_over_data", text(t.zero_stage), "zero");
+    w.choose("precision", std::string(dtype_name(t.compute)), "precision");
+    if (t.offload_optimizer) w.set_switch("offload_optimizer", true);
+    // What MaxText cannot be told.
+    if (!t.expert_folded_axes.empty()) w.refuse("fold_experts", "MaxText's expert axis is an axis of its own; it does not fold into tensor or context");
+    if (p.ep > 1 && p.etp == 1 && d.tp > 1) w.refuse("etp", "MaxText splits the experts' weights over the tensor axis too; it cannot keep them whole (etp 1)");
+    if (p.sequence_parallel && d.tp > 1)
+        w.refuse("sp", "MaxText's tensor axis has no Megatron-style sequence parallelism (its tensor_sequence axis is another layout)");
+    if (t.overlap_tensor_parallel) w.refuse("tp_overlap", "MaxText has no setting for it (XLA schedules the tensor-parallel collectives)");
+    if (t.overlap_expert_parallel) w.refuse("ep_overlap", "MaxText has no setting that overlaps the expert all-to-all this way");
+    if (t.dedup_expert_dispatch && s.model.moe) w.refuse("moe_dispatcher", "MaxText has no DeepEP dispatcher");
+    if (t.mtp_depth > 0) w.refuse("mtp_depth", "this emitter writes no multi-token prediction settings for MaxText");
+    w.note("MaxText lays each ICI axis on the torus itself (mesh_axes); Ridgeline's placement is not written");
+}
+
+std::vector<std::string> training_header(const TrainingScenario& s, const TrainingReport& r) {
+    return {"model " + s.model.name + " on " + text(s.cluster.chips()) + " x " + s.chip.name + " (" + s.cluster.name + "), stack " + s.stack.name +
+                ", sequence " + text(whole(s.seq_len)) + ", global batch " + text(whole(s.global_batch_seqs)) + " sequences",
+            "predicted: step " + report::seconds(r.step_time_s) + ", MFU " + report::fixed(100.0 * r.mfu, 1) + "%, " +
+                report::si(r.tokens_per_s) + " tokens/s" + ", " + report::si(r.memory.total_bytes(), "B") + " per chip of " +
+                report::si(r.hbm_bytes, "B") + (r.fits ? "" : " (does not fit)")};
+}
+
+}  // namespace
+
+std::string emit_training(const EmitterSpec& spec, const Plan& plan, const TrainingScenario& scenario, const TrainingReport& report) {
+    if (spec.job != EmitJob::training)
+        throw InputError("--emit", "", spec.name + " writes serving launch arguments; training plans take " + emit_framework_names(EmitJob::training));
+    EmitWriter w(spec);
+    if (spec.name == "megatron") megatron(w, plan, scenario);
+    else if (spec.name == "maxtext") maxtext(w, plan, scenario);
+    else throw InputError("--emit", "", "no training emitter for " + spec.name + " (known: " + emit_framework_names(EmitJob::training) + ")");
+    return w.render(training_header(scenario, report));
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,92 @@
+#include "emit/emit_writer.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/error.hpp"
+#include "core/version.hpp"
+
+namespace ridgeline {
+
+namespace {
+
+std::string number_text(double value) {
+    if (value == std::floor(value) && std::fabs(value) < 9e15) return std::to_string(static_cast<std::int64_t>(value));
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.6g", value);
+    return buffer;
+}
+
+std::string yaml_value(const EmitValue& value) {
+    if (value.kind != EmitValue::Kind::text) return value.text;
+    std::string quoted = "\"";
+    for (char c : value.text) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    return quoted + "\"";
+}
+
+}  // namespace
+
+const EmitSetting& EmitWriter::setting(const std::string& id) const {
+    const auto it = spec_.settings.find(id);
+    // The loader holds every file to its framework's list of settings: a miss is a bug here.
+    if (it == spec_.settings.end()) throw std::logic_error("emitter " + spec_.name + " has no setting " + id);
+    return it->second;
+}
+
+void EmitWriter::add(const EmitEntry& entry) {
+    for (const EmitEntry& e : entries_) {
+        if (e.key != entry.key) continue;
+        if (e.value.text == entry.value.text) return;
+        throw InputError("--emit", "", spec_.name + ": the plan sets " + entry.key + " to both " + e.value.text + " and " + entry.value.text +
+                                           " (" + spec_.file + ")");
+    }
+    entries_.push_back(entry);
+}
+
+void EmitWriter::set(const std::string& id, std::int64_t value) {
+    add({setting(id).key, {EmitValue::Kind::number, std::to_string(value)}});
+}
+
+void EmitWriter::set_number(const std::string& id, double value) {
+    add({setting(id).key, {EmitValue::Kind::number, number_text(value)}});
+}
+
+void EmitWriter::set_switch(const std::string& id, bool on) {
+    add({setting(id).key, {EmitValue::Kind::boolean, on ? "true" : "false"}});
+}
+
+void EmitWriter::choose(const std::string& id, const std::string& value, const std::string& knob) {
+    const EmitSetting& s = setting(id);
+    const auto it = s.choices.find(value);
+    if (it == s.choices.end()) {
+        std::string known;
+        for (const auto& [name, entries] : s.choices) known += (known.empty() ? "" : ", ") + name;
+        refuse(knob, spec_.framework + " has no setting for " + knob + " " + value + " (" + spec_.file + " maps: " + known + ")");
+    }
+    for (const EmitEntry& entry : it->second) add(entry);
+}
+
+void EmitWriter::refuse(const std::string& knob, const std::string& why) const { throw InputError("--emit", knob, why); }
+
+std::string EmitWriter::render(const std::vector<std::string>& header) const {
+    std::string text;
+    text += "# " + spec_.framework + " configuration written by ridgeline " + ridgeline_version() + " (--emit " + spec_.name + ")\n";
+    for (const std::string& line : header) text += "# " + line + "\n";
+    for (const EmitDocumentation& doc : spec_.checked_against) text += "# names checked against " + doc.version + ": " + doc.url + "\n";
+    for (const std::string& line : notes_) text += "# note: " + line + "\n";
+    std::vector<std::string> lines;
+    for (const EmitEntry& e : entries_) {
+        if (spec_.syntax == EmitSyntax::yaml) {
+            lines.push_back(e.key + ": " + yaml_value(e.value));
+        } else if (e.value.kind == EmitValue::Kind::boolean) {
+            if (e.value.text == "true") lines.push_back(e.key);  // a switch left off is the framework's default
+        } else {
+            lines.push_back(e.key + " " + (e.value.text.empty() ? std::string("''") : e.value.text));
+        }
+    }
+    const bool continued = spec_.syntax == EmitSyntax::arguments;
+    for (std::size_t i = 0; i < lines.size(); ++i) text += lines[i] + (continued && i + 1 < lines.size() ? " \\\n" : "\n");
+    return text;
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,94 @@
+#include "emit/emitter_file.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include "core/error.hpp"
+#include "emit/frameworks.hpp"
+#include "io/catalog_lookup.hpp"
+#include "io/json_reader.hpp"
+
+namespace ridgeline {
+
+namespace {
+
+EmitValue read_value(io::JsonObject& object, const std::string& key) {
+    const nlohmann::json& value = object.raw(key);
+    if (value.is_string()) return {EmitValue::Kind::text, value.get<std::string>()};
+    if (value.is_boolean()) return {EmitValue::Kind::boolean, value.get<bool>() ? "true" : "false"};
+    if (value.is_number_integer()) return {EmitValue::Kind::number, std::to_string(value.get<std::int64_t>())};
+    object.fail(key, "expected a string, a whole number or true/false");
+}
+
+EmitSetting read_setting(io::JsonObject setting) {
+    EmitSetting out;
+    const bool keyed = setting.has("key"), chosen = setting.has("choices");
+    if (keyed == chosen) setting.fail("key", "give either \"key\" (the framework's flag or key) or \"choices\"");
+    if (keyed) {
+        out.key = setting.string("key");
+        if (out.key.empty()) setting.fail("key", "empty");
+    } else {
+        io::JsonObject choices = setting.object("choices");
+        for (const std::string& value : choices.keys()) {
+            io::JsonObject entries = choices.object(value);
+            std::vector<EmitEntry>& list = out.choices[value];
+            for (const std::string& key : entries.keys()) list.push_back({key, read_value(entries, key)});
+            entries.finish();
+        }
+        choices.finish();
+    }
+    out.source = setting.string("source");
+    if (out.source.empty()) setting.fail("source", "empty: say where the name comes from");
+    setting.finish();
+    return out;
+}
+
+}  // namespace
+
+EmitterSpec load_emitter_file(const std::filesystem::path& path) {
+    io::JsonFile file(path, "ridgeline.emitter/1");
+    io::JsonObject& root = file.root();
+    EmitterSpec spec;
+    spec.file = path.string();
+    std::tie(spec.name, spec.description) = io::read_named(root);
+    const EmitFramework* framework = find_emit_framework(spec.name);
+    if (framework == nullptr)
+        root.fail("name", "no emitter is written for \"" + spec.name + "\" (training: " + emit_framework_names(EmitJob::training) +
+                              "; serving: " + emit_framework_names(EmitJob::serving) + ")");
+    spec.framework = root.string("framework");
+    const std::string job = root.string("job");
+    if (job != "training" && job != "serving") root.fail("job", "expected \"training\" or \"serving\", found \"" + job + "\"");
+    spec.job = job == "training" ? EmitJob::training : EmitJob::serving;
+    if (spec.job != framework->job) root.fail("job", "the " + spec.name + " emitter writes " + (framework->job == EmitJob::training ? "training" : "serving") + " plans");
+    const std::string syntax = root.string("syntax");
+    if (syntax != "arguments" && syntax != "yaml") root.fail("syntax", "expected \"arguments\" or \"yaml\", found \"" + syntax + "\"");
+    spec.syntax = syntax == "yaml" ? EmitSyntax::yaml : EmitSyntax::arguments;
+    const nlohmann::json& docs = root.raw("checked_against");
+    if (!docs.is_array() || docs.empty()) root.fail("checked_against", "expected a list of the documentation versions checked against");
+    for (std::size_t i = 0; i < docs.size(); ++i) {
+        io::JsonObject doc(docs[i], path.string(), root.field_path("checked_against") + "[" + std::to_string(i) + "]");
+        EmitDocumentation d{doc.string("version"), doc.string("url"), doc.optional_string("notes").value_or("")};
+        doc.finish();
+        spec.checked_against.push_back(std::move(d));
+    }
+    io::JsonObject settings = root.object("settings");
+    for (const std::string& id : settings.keys()) {
+        if (std::find(framework->settings.begin(), framework->settings.end(), id) == framework->settings.end())
+            settings.fail(id, "not a setting the " + spec.name + " emitter writes");
+        spec.settings[id] = read_setting(settings.object(id));
+    }
+    for (const std::string& id : framework->settings)
+        if (spec.settings.count(id) == 0) settings.fail(id, "missing: the " + spec.name + " emitter writes this setting");
+    settings.finish();
+    root.finish();
+    return spec;
+}
+
+EmitterSpec resolve_emitter(const std::string& name_or_path, const std::filesystem::path& data_dir, const std::string& flag) {
+    const auto entries = io::list_catalog(data_dir / "emitters");
+    if (!io::looks_like_path(name_or_path) && !io::find_entry(entries, name_or_path))
+        throw InputError(flag, "", "unknown framework \"" + name_or_path + "\" (known: " + io::known_names(entries) + ")");
+    return load_emitter_file(io::catalog_file(name_or_path, entries, "emit"));
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,52 @@
+#pragma once
+// A framework's names for a plan's settings (emitters/*.json, format ridgeline.emitter/1): for
+// each setting Ridgeline writes, the framework's flag or key, or a table from Ridgeline's values
+// (a recomputation policy, a dtype) to the framework's settings, each with its source, and the
+// documentation version the names were checked against.
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ridgeline {
+
+enum class EmitJob { training, serving };
+// arguments: "--flag value" lines (a true switch is the bare flag, a false one is left out);
+// yaml: "key: value" lines.
+enum class EmitSyntax { arguments, yaml };
+
+// A value as the framework reads it: text (quoted in YAML), a number or a switch.
+struct EmitValue {
+    enum class Kind { text, number, boolean };
+    Kind kind = Kind::text;
+    std::string text;  // numbers as written; booleans "true" or "false"
+};
+
+// One of the framework's settings: its key and value.
+struct EmitEntry {
+    std::string key;
+    EmitValue value;
+};
+
+struct EmitSetting {
+    std::string key;  // the framework's flag or key; empty where the setting is a table of choices
+    // Ridgeline value -> the framework's settings for it (empty list: the framework's default).
+    std::map<std::string, std::vector<EmitEntry>> choices;
+    std::string source;
+};
+
+struct EmitDocumentation {
+    std::string version, url, notes;
+};
+
+struct EmitterSpec {
+    std::string name, description;
+    std::string framework;  // as people name it ("Megatron-Core")
+    EmitJob job = EmitJob::training;
+    EmitSyntax syntax = EmitSyntax::arguments;
+    std::vector<EmitDocumentation> checked_against;
+    std::map<std::string, EmitSetting> settings;  // by Ridgeline's setting id (emit/frameworks.hpp)
+    std::string file;  // where it was read from, for errors
+};
+
+}  // namespace ridgeline

@@ -1,0 +1,38 @@
+#include "emit/frameworks.hpp"
+
+namespace ridgeline {
+
+namespace {
+
+const std::vector<EmitFramework>& frameworks() {
+    static const std::vector<EmitFramework> kFrameworks = {
+        {"megatron", EmitJob::training,
+         {"layers", "seq_len", "tp", "pp", "vpp_layers", "vpp", "first_stage_layers", "last_stage_layers", "cp", "ep", "etp", "sp",
+          "micro_batch", "global_batch", "recompute", "zero", "overlap_grad_reduce", "overlap_param_gather", "tp_overlap", "precision",
+          "schedule", "moe_dispatcher", "ep_overlap", "mtp_depth", "offload_optimizer"}},
+        {"maxtext", EmitJob::training,
+         {"seq_len", "per_device_batch", "gradient_accumulation", "ici.data", "dcn.data", "ici.fsdp", "dcn.fsdp", "ici.expert",
+          "dcn.expert", "ici.tensor", "dcn.tensor", "ici.context", "dcn.context", "ici.pipeline", "dcn.pipeline", "stage_layers",
+          "pipeline_repeats", "pipeline_microbatches", "schedule", "recompute", "zero_over_data", "precision", "offload_optimizer"}},
+        {"vllm", EmitJob::serving,
+         {"tp", "pp", "dp", "expert_parallel", "max_batch", "max_tokens", "max_model_len", "kv_dtype", "weights_dtype"}},
+    };
+    return kFrameworks;
+}
+
+}  // namespace
+
+const EmitFramework* find_emit_framework(const std::string& name) {
+    for (const EmitFramework& f : frameworks())
+        if (name == f.name) return &f;
+    return nullptr;
+}
+
+std::string emit_framework_names(EmitJob job) {
+    std::string names;
+    for (const EmitFramework& f : frameworks())
+        if (f.job == job) names += (names.empty() ? "" : ", ") + std::string(f.name);
+    return names;
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,183 @@
+// --emit: plans written as a framework's launch configuration. The expected flags and values are
+// worked by hand from the plan (layers / (pp x vpp), chips / (tp x pp), batch tokens / sequence
+// length ...) and the framework's own argument names, not taken from an earlier run.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/json_reader.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using ridgeline::test::expect_refusal;
+using ridgeline::test::run_ridgeline;
+
+// The setting lines of an emitted configuration (comments left out, continuations stripped).
+std::vector<std::string> setting_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] == '#') continue;
+        if (line.size() >= 2 && line.substr(line.size() - 2) == " \\") line.resize(line.size() - 2);
+        lines.push_back(line);
+    }
+    return lines;
+}
+
+// Every key the framework's data file names (a setting's key, or a key inside its choices), each
+// with a non-empty source.
+std::set<std::string> keys_with_source(const std::string& framework) {
+    const nlohmann::json file = ridgeline::io::parse_json_file(ridgeline::test::source_dir() / "emitters" / (framework + ".json"));
+    std::set<std::string> keys;
+    for (const auto& [id, setting] : file.at("settings").items()) {
+        REQUIRE_FALSE(setting.at("source").get<std::string>().empty());
+        if (setting.contains("key")) keys.insert(setting.at("key").get<std::string>());
+        if (setting.contains("choices"))
+            for (const auto& [value, entries] : setting.at("choices").items())
+                for (const auto& [key, v] : entries.items()) keys.insert(key);
+    }
+    REQUIRE_FALSE(file.at("checked_against").empty());
+    return keys;
+}
+
+// Each emitted line's flag or key is one the data file names with its source.
+void check_names_in_data(const std::vector<std::string>& lines, const std::string& framework, bool yaml) {
+    const std::set<std::string> keys = keys_with_source(framework);
+    for (const std::string& line : lines) {
+        const std::string key = yaml ? line.substr(0, line.find(':')) : line.substr(0, line.find(' '));
+        CAPTURE(line);
+        CHECK(keys.count(key) == 1);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("emit megatron: llama3-70b on 64 H100s, tp 8 pp 2 vpp 4 dp 4, sequence parallel, selective recompute") {
+    const auto result = run_ridgeline(
+        "train --model llama3-70b --hardware dgx-h100 --chips 64 --tp 8 --pp 2 --vpp 4 --sp --recompute selective "
+        "--global-batch-tokens 4194304 --emit megatron");
+    CAPTURE(result.err);
+    REQUIRE(result.exit_code == 0);
+    // 80 layers / (2 stages x 4 virtual) = 10 per virtual stage; 4194304 / 8192 = 512 sequences;
+    // micro-batch 1 with pipelining; ZeRO-1 by default = the distributed optimizer; dp 4 > 1: overlap.
+    const std::vector<std::string> expected = {
+        "--num-layers 80", "--seq-length 8192", "--tensor-model-parallel-size 8", "--pipeline-model-parallel-size 2",
+        "--num-layers-per-virtual-pipeline-stage 10", "--sequence-parallel", "--micro-batch-size 1", "--global-batch-size 512",
+        "--recompute-granularity selective", "--recompute-modules core_attn", "--use-distributed-optimizer", "--overlap-grad-reduce",
+        "--overlap-param-gather", "--bf16"};
+    const auto lines = setting_lines(result.out);
+    CHECK(lines == expected);
+    check_names_in_data(lines, "megatron", false);
+    // The header names the model, the hardware, Ridgeline's version and the predicted figures.
+    CHECK(result.out.find("# Megatron-Core configuration written by ridgeline ") == 0);
+    CHECK(result.out.find("llama3-70b on 64 x h100-sxm (dgx-h100)") != std::string::npos);
+    CHECK(result.out.find("predicted: step ") != std::string::npos);
+    CHECK(result.out.find("MFU ") != std::string::npos);
+    CHECK(result.out.find("names checked against Megatron-Core 0.20.0") != std::string::npos);
+}
+
+TEST_CASE("emit megatron: an uneven split gives the first and last stages their own layers") {
+    const auto result = run_ridgeline(
+        "train --model llama3-70b --hardware dgx-h100 --chips 64 --tp 8 --pp 8 --stage-layers 9,10,10,10,10,10,10,11 --emit megatron");
+    CAPTURE(result.err);
+    REQUIRE(result.exit_code == 0);
+    const auto lines = setting_lines(result.out);
+    // 9 + 6 x 10 + 11 = 80; dp = 64 / (8 x 8) = 1: nothing to overlap; the default batch is a sequence per chip.
+    const std::vector<std::string> expected = {
+        "--num-layers 80", "--seq-length 8192", "--tensor-model-parallel-size 8", "--pipeline-model-parallel-size 8",
+        "--decoder-first-pipeline-num-layers 9", "--decoder-last-pipeline-num-layers 11", "--micro-batch-size 1",
+        "--global-batch-size 64", "--use-distributed-optimizer", "--bf16"};
+    CHECK(lines == expected);
+    check_names_in_data(lines, "megatron", false);
+}
+
+TEST_CASE("emit maxtext: llama3-70b on a 512-chip TPU v5p slice, fsdp 64 x tensor 8, full remat") {
+    const auto result = run_ridgeline(
+        "train --model llama3-70b --hardware tpu-v5p --chips 512 --global-batch-tokens 4194304 --fsdp 64 --tp 8 --recompute full "
+        "--emit maxtext");
+    CAPTURE(result.err);
+    REQUIRE(result.exit_code == 0);
+    // One slice: every axis on ICI. 512 sequences over 512 chips: one per device.
+    const std::vector<std::string> expected = {
+        "max_target_length: 8192", "per_device_batch_size: 1",
+        "ici_data_parallelism: 1", "dcn_data_parallelism: 1", "ici_fsdp_parallelism: 64", "dcn_fsdp_parallelism: 1",
+        "ici_expert_parallelism: 1", "dcn_expert_parallelism: 1", "ici_tensor_parallelism: 8", "dcn_tensor_parallelism: 1",
+        "ici_context_parallelism: 1", "dcn_context_parallelism: 1", "ici_pipeline_parallelism: 1", "dcn_pipeline_parallelism: 1",
+        "remat_policy: \"full\"", "dtype: \"bfloat16\"", "quantization: \"\""};
+    const auto lines = setting_lines(result.out);
+    CHECK(lines == expected);
+    check_names_in_data(lines, "maxtext", true);
+    CHECK(result.out.find("tpu-v5p") != std::string::npos);
+}
+
+TEST_CASE("emit maxtext: data parallelism across two slices goes to DCN") {
+    const auto result = run_ridgeline(
+        "train --model llama3-8b --hardware tpu-v5p --chips 512 --nodes 2 --tp 8 --recompute full --global-batch-tokens 4194304 "
+        "--emit maxtext");
+    CAPTURE(result.err);
+    REQUIRE(result.exit_code == 0);
+    const auto lines = setting_lines(result.out);
+    // dp = 512 / 8 = 64 replicas: 256 / 8 = 32 in each slice, over the 2 slices.
+    CHECK(std::count(lines.begin(), lines.end(), "ici_tensor_parallelism: 8") == 1);
+    CHECK(std::count(lines.begin(), lines.end(), "ici_data_parallelism: 32") == 1);
+    CHECK(std::count(lines.begin(), lines.end(), "dcn_data_parallelism: 2") == 1);
+    CHECK(std::count(lines.begin(), lines.end(), "ici_fsdp_parallelism: 1") == 1);
+    CHECK(std::count(lines.begin(), lines.end(), "shard_optimizer_over_data: true") == 1);  // ZeRO-1 over data
+}
+
+TEST_CASE("emit vllm: llama3-70b on 8 H100s, tp 4 x 2 replicas, fp8 KV cache") {
+    const auto result = run_ridgeline(
+        "serve --model llama3-70b --hardware dgx-h100 --chips 8 --tp 4 --batch 64 --input-len 2048 --output-len 512 --kv-dtype fp8 "
+        "--emit vllm");
+    CAPTURE(result.err);
+    REQUIRE(result.exit_code == 0);
+    // 8 / 4 = 2 replicas; 64 / 2 = 32 sequences each; 2048 + 512 = 2560 context; a step holds one
+    // 2048-token prompt (more than the 32 decode tokens).
+    const std::vector<std::string> expected = {
+        "--tensor-parallel-size 4", "--pipeline-parallel-size 1", "--data-parallel-size 2", "--max-num-seqs 32",
+        "--max-num-batched-tokens 2048", "--max-model-len 2560", "--kv-cache-dtype fp8", "--dtype bfloat16"};
+    const auto lines = setting_lines(result.out);
+    CHECK(lines == expected);
+    check_names_in_data(lines, "vllm", false);
+    CHECK(result.out.find("predicted: TTFT ") != std::string::npos);
+    CHECK(result.out.find("TPOT ") != std::string::npos);
+}
+
+TEST_CASE("emit from the searches: search train --emit-top 2 writes the two best plans") {
+    const auto result = run_ridgeline(
+        "search train --model llama3-8b --hardware dgx-h100 --chips 16 --global-batch-tokens 1048576 --fsdp 1 --emit megatron --emit-top 2");
+    CAPTURE(result.err);
+    REQUIRE(result.exit_code == 0);
+    std::size_t configurations = 0;
+    for (std::size_t at = result.out.find("written by ridgeline"); at != std::string::npos; at = result.out.find("written by ridgeline", at + 1))
+        ++configurations;
+    CHECK(configurations == 2);
+    check_names_in_data(setting_lines(result.out), "megatron", false);
+}
+
+TEST_CASE("emit refuses what the framework cannot express, naming --emit and the knob") {
+    const std::string h100 = "--model llama3-70b --hardware dgx-h100 --chips 64 --tp 8 ";
+    expect_refusal("train " + h100 + "--pp 2 --schedule gpipe --emit megatron", {"--emit", "schedule", "gpipe"});
+    expect_refusal("train " + h100 + "--pp 8 --stage-layers 9,11,10,10,10,10,10,10 --emit megatron", {"--emit", "stage_layers"});
+    expect_refusal("train " + h100 + "--tp-overlap --emit megatron", {"--emit", "tp_overlap"});
+    expect_refusal("train --model llama3-70b --hardware tpu-v5p --chips 512 --fsdp 64 --tp 8 --emit megatron", {"--emit", "hardware"});
+    expect_refusal("train --model llama3-70b --hardware tpu-v5p --chips 512 --fsdp 64 --tp 8 --recompute none --emit maxtext",
+                   {"--emit", "recompute", "none"});
+    // ZeRO-3 shards gradients over the data replicas too; MaxText shards only the optimizer over data.
+    expect_refusal("train --model llama3-8b --hardware tpu-v5p --chips 512 --nodes 2 --fsdp 256 --recompute full --emit maxtext",
+                   {"--emit", "zero"});
+    expect_refusal("serve --model llama3-8b --hardware dgx-h100 --input-len 128 --output-len 128 --kv-dtype int8 --emit vllm",
+                   {"--emit", "kv_dtype", "int8"});
+    expect_refusal("serve --model mixtral-8x7b --hardware dgx-h100 --chips 8 --tp 2 --ep 2 --batch 4 --input-len 128 --output-len 128 --emit vllm",
+                   {"--emit", "ep"});
+    // Training and serving frameworks do not cross; a configuration and a report are not both printed.
+    expect_refusal("train " + h100 + "--emit vllm", {"--emit", "vllm", "serving"});
+    expect_refusal("serve --model llama3-8b --hardware dgx-h100 --input-len 128 --output-len 128 --emit megatron", {"--emit", "megatron", "training"});
+    expect_refusal("serve --model llama3-8b --hardware dgx-h100 --input-len 128 --output-len 128 --emit vllm --json", {"--emit", "--json"});
+    expect_refusal("train " + h100 + "--emit nemo-x", {"--emit", "nemo-x", "megatron"});
+}
