@@ -18,7 +18,7 @@ const std::map<std::string, std::string>& chip_names() {
     static const std::map<std::string, std::string> names = {
         {"a100-40g", "a100-40gb"}, {"a100-80g", "a100-80gb"}, {"h100-sxm", "h100-sxm"}, {"h200", "h200"},
         {"b200", "b200"},          {"gb200", "gb200"},         {"tpu-v4", "tpu-v4"},     {"tpu-v5e", "tpu-v5e"},
-        {"tpu-v5p", "tpu-v5p"}};
+        {"tpu-v5p", "tpu-v5p"},   {"gb300", "gb300"},         {"h800", "h800"},         {"h100-sxm-96g", "h100-sxm-96g"}};
     return names;
 }
 
