@@ -13,6 +13,7 @@
 #include "stack/stack_file.hpp"
 #include "core/error.hpp"
 #include "emit/emit.hpp"
+#include "from/launch_config.hpp"
 #include "hardware/catalog.hpp"
 #include "io/quantity_text.hpp"
 #include "model/model_catalog.hpp"
@@ -45,6 +46,7 @@ struct Flags {
     double expert_imbalance = 1;
     std::int64_t mtp_depth = 0;
     EmitFlags emit;
+    std::vector<std::string> from;
 };
 
 template <typename T>
@@ -69,24 +71,29 @@ std::string emit_chosen(const EmitterSpec& spec, const report::ScalingOutcome& o
     return emit_plans(spec, {}, 1);
 }
 
-SearchConstraints constraints(const Flags& f, const CLI::App* c) {
-    SearchConstraints k;
-    for (const DegreeField& d : kDegreeFields) k.*d.given = given_value(c, ("--" + std::string(d.key)).c_str(), f.degrees.*d.value);
-    k.etp = given_value(c, "--etp", f.etp);
-    k.vpp = given_value(c, "--vpp", f.vpp);
-    k.zero = given_value(c, "--zero", f.zero);
-    k.micro_batch_seqs = given_value(c, "--micro-batch", f.micro_batch);
+// The flags given override `k` (what a --from file fixes, or nothing).
+SearchConstraints constraints(const Flags& f, const CLI::App* c, SearchConstraints k) {
+    const auto given = [c](const char* flag) { return c->count(flag) > 0; };
+    for (const DegreeField& d : kDegreeFields)
+        if (const auto v = given_value(c, ("--" + std::string(d.key)).c_str(), f.degrees.*d.value)) k.*d.given = v;
+    if (given("--etp")) k.etp = f.etp;
+    if (given("--vpp")) k.vpp = f.vpp;
+    if (given("--zero")) k.zero = f.zero;
+    if (given("--micro-batch")) k.micro_batch_seqs = f.micro_batch;
     if (!f.schedule.empty()) k.schedule = parse_schedule(f.schedule);
     if (!f.strategy.empty()) k.strategy = f.strategy;
     if (!f.placement.empty()) k.placement = io::split_list(f.placement);
-    k.sequence_parallel = switch_value(*c, "--sp", f.sp);
-    k.offload_optimizer = switch_value(*c, "--offload-optimizer", f.offload);
-    k.overlap = switch_value(*c, "--overlap", f.overlap);
-    k.tp_overlap = switch_value(*c, "--tp-overlap", f.tp_overlap);
-    k.moe_dispatcher = f.moe_dispatcher;
-    k.ep_overlap = switch_value(*c, "--ep-overlap", f.ep_overlap).value_or(false);
-    k.expert_imbalance = f.expert_imbalance;
-    k.mtp_depth = f.mtp_depth;
+    const auto set_switch = [&](const char* name, const std::string& text, std::optional<bool>& knob) {
+        if (const auto value = switch_value(*c, name, text)) knob = value;
+    };
+    set_switch("--sp", f.sp, k.sequence_parallel);
+    set_switch("--offload-optimizer", f.offload, k.offload_optimizer);
+    set_switch("--overlap", f.overlap, k.overlap);
+    set_switch("--tp-overlap", f.tp_overlap, k.tp_overlap);
+    if (given("--moe-dispatcher")) k.moe_dispatcher = f.moe_dispatcher;
+    if (const auto value = switch_value(*c, "--ep-overlap", f.ep_overlap)) k.ep_overlap = *value;
+    if (given("--expert-imbalance")) k.expert_imbalance = f.expert_imbalance;
+    if (given("--mtp-depth")) k.mtp_depth = f.mtp_depth;
     return k;
 }
 
@@ -142,16 +149,31 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     add_what_if_flags(*c, f->what_if);
     add_memory_margin_flag(*c, f->what_if);
     add_emit_flags(*c, f->emit, EmitJob::training, true);
+    c->add_option("--from", f->from, "FRAMEWORK FILE: fix what an existing launch configuration fixes (megatron arguments, a maxtext YAML) "
+                                      "and search the rest; flags given as well override it")
+        ->expected(2);
     c->callback([f, c, &options] {
         const auto emit = emit_spec(*c, f->emit, f->json, options.data_dir);
         TrainSearchSpec spec;
-        spec.fixed = constraints(*f, c);
-        spec.fixed.recompute_policies = f->recompute.empty()
-                                            ? recompute_policies(options.data_dir, true)
-                                            : std::vector<RecomputePolicy>{resolve_recompute(f->recompute, options.data_dir, kRequest, "recompute")};
         if (f->hardware.empty() && f->topology.empty())
             throw InputError("--hardware", "", "required (a system or chip such as dgx-h100 or tpu-v5p), or give --topology");
         spec.model = resolve_model(f->model, options.data_dir);
+        std::optional<LaunchConfig> launch;
+        if (c->count("--from") > 0) {
+            std::int64_t chips = 0;
+            if (!f->chips.empty()) {
+                const auto counts = io::parse_count_range(f->chips, "--chips", 10'000'000);
+                if (counts.size() != 1) throw InputError("--chips", "", "with --from give one chip count: the file fixes the plan's sizes");
+                chips = counts.front();
+            }
+            launch = read_launch_config(f->from[0], f->from[1], options.data_dir, spec.model.n_layers, chips);
+        }
+        spec.fixed = constraints(*f, c, launch ? launch_constraints(*launch) : SearchConstraints{});
+        spec.fixed.recompute_policies =
+            !f->recompute.empty() ? std::vector<RecomputePolicy>{resolve_recompute(f->recompute, options.data_dir, kRequest, "recompute")}
+            : launch && launch->recompute
+                ? std::vector<RecomputePolicy>{resolve_recompute(*launch->recompute, options.data_dir, launch->file, launch->recompute_key)}
+                : recompute_policies(options.data_dir, true);
         Hardware hardware;
         std::optional<Cluster> custom;
         if (!f->topology.empty()) {
@@ -165,8 +187,8 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         spec.chip = hardware.chip;
         spec.stack = f->stack.empty() ? default_stack(hardware.chip, false, options.data_dir) : resolve_stack(f->stack, options.data_dir);
         check_moe_dispatch(spec.stack, f->moe_dispatcher, spec.fixed.ep_overlap, kRequest);
-        spec.seq_len = f->seq_len;
-        spec.precision = *parse_dtype(f->precision);
+        spec.seq_len = launch && launch->seq_len && c->count("--seq-len") == 0 ? *launch->seq_len : f->seq_len;
+        spec.precision = launch && launch->precision && c->count("--precision") == 0 ? *launch->precision : *parse_dtype(f->precision);
         spec.top_k = emit ? std::max(f->top, f->emit.top) : f->top;
         spec.threads = f->threads;
         for (const std::string& name : strategies_needed(spec.fixed)) {
@@ -178,11 +200,13 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         request.spec = std::move(spec);
         request.hardware = hardware;
         request.topology = custom;
-        if (f->chips.empty() && f->deadline_days <= 0) throw InputError("--chips", "", "required (or give --deadline-days with --train-tokens)");
+        if (f->chips.empty() && launch && launch->chips > 0) request.chip_counts = {launch->chips};
+        else if (f->chips.empty() && f->deadline_days <= 0) throw InputError("--chips", "", "required (or give --deadline-days with --train-tokens)");
         if (!f->chips.empty()) request.chip_counts = io::parse_count_range(f->chips, "--chips", 10'000'000);
         request.domains = f->nodes;
         if (c->count("--global-batch-seqs") > 0) request.global_batch_seqs = f->global_batch_seqs;
         else if (c->count("--global-batch-tokens") > 0) request.global_batch_tokens = f->global_batch_tokens;
+        else if (launch && launch->global_batch_seqs) request.global_batch_seqs = *launch->global_batch_seqs;
         request.objective = f->objective == "cost" ? app::ScalingObjective::cost
                             : f->objective == "mfu"   ? app::ScalingObjective::mfu
                             : f->objective == "goodput" ? app::ScalingObjective::goodput

@@ -8,6 +8,7 @@
 #include "stack/stack_file.hpp"
 #include "core/error.hpp"
 #include "emit/emit.hpp"
+#include "from/launch_config.hpp"
 #include "hardware/catalog.hpp"
 #include "io/quantity_text.hpp"
 #include "model/model_catalog.hpp"
@@ -33,6 +34,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         OperationsFlags operations;
         WhatIfFlags what_if;
         EmitFlags emit;
+        std::vector<std::string> from;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = app.add_subcommand("train", "step time, MFU, memory per chip and the bound of each part of a training step");
@@ -80,17 +82,22 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--stack", f->stack, "software stack (stacks/*.json; default: megatron-core on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.train/1)");
     add_emit_flags(*c, f->emit, EmitJob::training, false);
+    c->add_option("--from", f->from, "FRAMEWORK FILE: the plan of an existing launch configuration (megatron: a file of Megatron-LM arguments; "
+                                      "maxtext: a YAML override); flags given as well override it")
+        ->expected(2);
     c->callback([f, c, &options] {
         const auto given = [c](const char* flag) { return c->count(flag) > 0; };
         const auto emit = emit_spec(*c, f->emit, f->json, options.data_dir);
         TrainingSetup setup;
         double train_tokens = f->train_tokens;
+        const bool from = given("--from");
+        if (from && !f->scenario.empty()) throw InputError("--from", "", "give --scenario or --from, not both");
         if (!f->scenario.empty()) {
             ScenarioFile file = load_scenario_file(f->scenario, options.data_dir);
             setup = file.setup;
             if (!given("--train-tokens")) train_tokens = file.train_tokens;
         } else {
-            if (!given("--chips") && !given("--topology"))
+            if (!given("--chips") && !given("--topology") && !from)
                 throw InputError("--chips", "", "required (or give a --scenario or --topology file)");
             setup.seq_len = f->seq_len;
             setup.plan = f->plan;
@@ -110,6 +117,11 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
             setup.hardware = custom.hardware;
             setup.cluster = custom.cluster;
             if (!given("--chips") && f->scenario.empty()) setup.chips = custom.cluster.chips();
+        }
+        std::optional<LaunchConfig> launch;
+        if (from) {
+            launch = read_launch_config(f->from[0], f->from[1], options.data_dir, setup.model.n_layers, setup.chips);
+            apply_launch_config(*launch, setup, options.data_dir);
         }
         const auto applied = apply_what_if(setup.hardware, f->what_if, setup.cluster.has_value());
         if (given("--nodes")) setup.domains = f->nodes;
@@ -144,6 +156,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         if (given("--stack")) setup.stack = resolve_stack(f->stack, options.data_dir);
         if (given("--global-batch-seqs")) setup.global_batch_seqs = f->global_batch_seqs;
         else if (given("--global-batch-tokens")) setup.global_batch_seqs = f->global_batch_tokens / setup.seq_len;
+        else if (launch && launch->global_batch_seqs) setup.global_batch_seqs = *launch->global_batch_seqs;
         else if (f->scenario.empty()) setup.global_batch_seqs = static_cast<double>(setup.chips);  // one sequence per chip
         if (setup.global_batch_seqs != static_cast<double>(static_cast<std::int64_t>(setup.global_batch_seqs)))
             throw InputError("--global-batch-tokens", "", "not a whole number of sequences of length " +

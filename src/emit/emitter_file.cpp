@@ -80,6 +80,23 @@ EmitterSpec load_emitter_file(const std::filesystem::path& path) {
     for (const std::string& id : framework->settings)
         if (spec.settings.count(id) == 0) settings.fail(id, "missing: the " + spec.name + " emitter writes this setting");
     settings.finish();
+    if (auto defaults = root.optional_object("read_defaults")) {
+        for (const std::string& key : defaults->keys()) {
+            io::JsonObject d = defaults->object(key);
+            spec.read_defaults[key] = read_value(d, "value");
+            if (d.string("source").empty()) d.fail("source", "empty: say where the default comes from");
+            d.finish();
+        }
+        defaults->finish();
+    }
+    if (auto ignored = root.optional_object("ignored")) {
+        for (const std::string& key : ignored->keys()) {
+            const std::string why = ignored->string(key);
+            if (why.empty()) ignored->fail(key, "empty: say why the setting changes nothing Ridgeline models");
+            spec.ignored[key] = why;
+        }
+        ignored->finish();
+    }
     root.finish();
     return spec;
 }

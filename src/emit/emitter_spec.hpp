@@ -46,6 +46,11 @@ struct EmitterSpec {
     EmitSyntax syntax = EmitSyntax::arguments;
     std::vector<EmitDocumentation> checked_against;
     std::map<std::string, EmitSetting> settings;  // by Ridgeline's setting id (emit/frameworks.hpp)
+    // For reading a configuration back (--from): the framework's value of a key a file leaves
+    // out, and the keys that change nothing Ridgeline models (logging, paths, learning rate), each
+    // with why. Any other key a file gives that no setting names is refused.
+    std::map<std::string, EmitValue> read_defaults;
+    std::map<std::string, std::string> ignored;
     std::string file;  // where it was read from, for errors
 };
 

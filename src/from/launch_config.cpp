@@ -1,0 +1,375 @@
+#include "from/launch_config.hpp"
+
+#include <cmath>
+#include <set>
+
+#include "core/error.hpp"
+#include "emit/emitter_file.hpp"
+#include "model/recompute_catalog.hpp"
+#include "scenario/training_setup.hpp"
+
+namespace ridgeline {
+
+namespace {
+
+using Int = std::int64_t;
+using Settings = std::map<std::string, std::string>;
+
+// The keys a choice setting reads.
+std::set<std::string> choice_keys(const EmitSetting& s) {
+    std::set<std::string> keys;
+    for (const auto& [name, entries] : s.choices)
+        for (const EmitEntry& e : entries) keys.insert(e.key);
+    return keys;
+}
+
+}  // namespace
+
+Settings match_settings(const EmitterSpec& spec, const LaunchEntries& in) {
+    std::map<std::string, std::string> present;
+    for (const EmitEntry& e : in.entries)
+        if (!present.emplace(e.key, e.value.text).second) throw InputError(in.file, e.key, "given twice");
+    const auto lookup = [&](const std::string& key) -> std::optional<std::string> {
+        if (const auto it = present.find(key); it != present.end()) return it->second;
+        if (const auto it = spec.read_defaults.find(key); it != spec.read_defaults.end()) return it->second.text;
+        return std::nullopt;
+    };
+    std::set<std::string> consumed;
+    Settings out;
+    for (const auto& [id, setting] : spec.settings) {
+        if (!setting.key.empty()) {
+            if (const auto value = lookup(setting.key)) out[id] = *value;
+            consumed.insert(setting.key);
+            continue;
+        }
+        // The most specific choice whose every key has its value (given, or the framework's default).
+        const std::string* best = nullptr;
+        std::size_t best_size = 0;
+        bool tie = false;
+        for (const auto& [name, entries] : setting.choices) {
+            bool all = true;
+            for (const EmitEntry& e : entries) all = all && lookup(e.key) == e.value.text;
+            if (!all) continue;
+            if (best == nullptr || entries.size() > best_size) {
+                best = &name;
+                best_size = entries.size();
+                tie = false;
+            } else if (entries.size() == best_size) {
+                tie = true;
+            }
+        }
+        const std::set<std::string> keys = choice_keys(setting);
+        const auto refuse = [&](const std::string& key) {
+            std::string names;
+            for (const auto& [name, entries] : setting.choices) names += (names.empty() ? "" : ", ") + name;
+            throw InputError(in.file, key, "\"" + present[key] + "\" with the keys beside it is no " + id + " setting Ridgeline reads (" + spec.file +
+                                               " maps the " + id + " choices " + names + ")");
+        };
+        if (best == nullptr || tie) {  // the file does not decide it, unless a key says otherwise
+            for (const std::string& key : keys)
+                if (present.count(key) != 0) refuse(key);
+            continue;
+        }
+        for (const std::string& key : keys) {
+            if (present.count(key) == 0) continue;
+            bool in_choice = false;
+            for (const EmitEntry& e : setting.choices.at(*best)) in_choice = in_choice || e.key == key;
+            if (!in_choice) refuse(key);
+            consumed.insert(key);
+        }
+        out[id] = *best;
+    }
+    for (const EmitEntry& e : in.entries)
+        if (consumed.count(e.key) == 0 && spec.ignored.count(e.key) == 0)
+            throw InputError(in.file, e.key, "not a setting Ridgeline reads (" + spec.file +
+                                                 " names the settings it reads and, under \"ignored\", those that change nothing it models)");
+    return out;
+}
+
+namespace {
+
+struct Reader {
+    const EmitterSpec& spec;
+    const Settings& s;
+    std::string file;
+
+    const std::string& key(const std::string& id) const {
+        const EmitSetting& setting = spec.settings.at(id);
+        if (!setting.key.empty()) return setting.key;
+        return *choice_keys(setting).begin();
+    }
+    [[noreturn]] void fail(const std::string& id, const std::string& why) const { throw InputError(file, key(id), why); }
+    bool has(const std::string& id) const { return s.count(id) != 0; }
+    double number(const std::string& id) const {
+        const std::string& text = s.at(id);
+        std::size_t used = 0;
+        double value = 0;
+        try {
+            value = std::stod(text, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != text.size() || text.empty() || !std::isfinite(value)) fail(id, "expected a number, found \"" + text + "\"");
+        return value;
+    }
+    Int whole(const std::string& id, Int min = 1) const {
+        const double value = number(id);
+        if (value != std::floor(value) || value < static_cast<double>(min) || value > 1e12)
+            fail(id, "expected a whole number of at least " + std::to_string(min) + ", found \"" + s.at(id) + "\"");
+        return static_cast<Int>(value);
+    }
+    std::optional<Int> opt(const std::string& id) const { return has(id) ? std::optional<Int>(whole(id)) : std::nullopt; }
+    bool on(const std::string& id) const {
+        if (!has(id)) return false;
+        if (s.at(id) != "true" && s.at(id) != "false") fail(id, "expected true or false, found \"" + s.at(id) + "\"");
+        return s.at(id) == "true";
+    }
+};
+
+// Layers of each pipeline rank from Megatron's first/last stage counts, the rest even.
+std::vector<Int> uneven_stages(const Reader& r, Int layers, Int pp) {
+    const auto first = r.opt("first_stage_layers"), last = r.opt("last_stage_layers");
+    if (!first && !last) return {};
+    if (pp < 2) r.fail(first ? "first_stage_layers" : "last_stage_layers", "an uneven pipeline split needs 2 or more stages (pp " + std::to_string(pp) + ")");
+    const Int ends = (first ? 1 : 0) + (last ? 1 : 0), rest_stages = pp - ends;
+    const Int rest = layers - first.value_or(0) - last.value_or(0);
+    if (rest < 0 || (rest_stages == 0 && rest != 0) || (rest_stages > 0 && (rest % rest_stages != 0 || rest == 0)))
+        r.fail(first ? "first_stage_layers" : "last_stage_layers",
+               "the model's " + std::to_string(layers) + " layers do not split into the first/last stage counts and " + std::to_string(rest_stages) +
+                   " even middle stages");
+    std::vector<Int> stages(static_cast<std::size_t>(pp), rest_stages > 0 ? rest / rest_stages : 0);
+    if (first) stages.front() = *first;
+    if (last) stages.back() = *last;
+    return stages;
+}
+
+LaunchConfig megatron(const Reader& r, Int layers, Int chips) {
+    LaunchConfig c;
+    c.file = r.file;
+    if (r.has("layers") && r.whole("layers") != layers)
+        r.fail("layers", "the file's " + r.s.at("layers") + " layers contradict the model's " + std::to_string(layers) + " (--model)");
+    if (chips <= 0) throw InputError("--chips", "", "required with --from megatron: Megatron-LM arguments do not say how many GPUs run them");
+    const Int tp = r.opt("tp").value_or(1), pp = r.opt("pp").value_or(1), cp = r.opt("cp").value_or(1), ep = r.opt("ep").value_or(1);
+    if (chips % (tp * pp * cp) != 0)
+        r.fail("tp", "tp " + std::to_string(tp) + " x pp " + std::to_string(pp) + " x cp " + std::to_string(cp) + " does not divide the " +
+                         std::to_string(chips) + " GPUs (--chips)");
+    const Int dp = chips / (tp * pp * cp);
+    c.degrees.tp = tp;
+    c.degrees.pp = pp;
+    c.degrees.cp = cp;
+    if (ep > 1) {
+        c.degrees.ep = ep;
+        c.fold_experts = true;  // Megatron-Core carves expert ranks from tensor, context, then data ranks
+    }
+    c.etp = r.opt("etp");
+    c.stage_layers = uneven_stages(r, layers, pp);
+    if (r.has("vpp_layers")) {
+        const Int per = r.whole("vpp_layers");
+        if (!c.stage_layers.empty()) r.fail("vpp_layers", "with uneven first/last stages Megatron-Core takes --num-virtual-stages-per-pipeline-rank");
+        if (layers % (pp * per) != 0)
+            r.fail("vpp_layers", std::to_string(layers) + " layers do not split into " + std::to_string(pp) + " stages of virtual stages of " + std::to_string(per));
+        c.vpp = layers / (pp * per);
+    }
+    if (r.has("vpp")) {
+        const Int vpp = r.whole("vpp");
+        if (c.vpp && *c.vpp != vpp) r.fail("vpp", "contradicts --num-layers-per-virtual-pipeline-stage (" + std::to_string(*c.vpp) + " virtual stages)");
+        c.vpp = vpp;
+    }
+    if (c.vpp && *c.vpp > 1 && pp == 1) r.fail(r.has("vpp") ? "vpp" : "vpp_layers", "virtual pipeline stages need pipelining (pp > 1)");
+    if (r.has("seq_len")) c.seq_len = static_cast<double>(r.whole("seq_len"));
+    c.sequence_parallel = r.on("sp");
+    const auto micro = r.opt("micro_batch"), global = r.opt("global_batch");
+    if (micro) c.micro_batch_seqs = static_cast<double>(*micro);
+    if (global) {
+        if (micro && *global % (*micro * dp) != 0)
+            r.fail("global_batch", "not a multiple of micro-batch " + std::to_string(*micro) + " x " + std::to_string(dp) + " data-parallel ranks");
+        c.global_batch_seqs = static_cast<double>(*global);
+    } else if (micro) {
+        c.global_batch_seqs = static_cast<double>(*micro * dp);  // arguments.py validate_args: micro-batch x data-parallel size
+    }
+    if (r.has("recompute")) {
+        c.recompute = r.s.at("recompute");
+        c.recompute_key = r.key("recompute");
+    }
+    const int zero = r.has("zero") ? std::stoi(r.s.at("zero")) : 0;
+    c.zero = zero;
+    if (zero == 3) c.degrees.fsdp = dp;  // Megatron FSDP shards over the whole data-parallel group
+    const bool grad = r.on("overlap_grad_reduce"), param = r.on("overlap_param_gather");
+    if (param && (!grad || zero == 0))
+        r.fail("overlap_param_gather", "Megatron-Core overlaps the parameter gather only with --overlap-grad-reduce and a distributed optimizer or Megatron FSDP");
+    c.overlap = grad;
+    c.tp_overlap = r.on("tp_overlap");
+    if (*c.tp_overlap && (!*c.sequence_parallel || tp == 1)) r.fail("tp_overlap", "Megatron-Core overlaps tensor-parallel communication only with --sequence-parallel and tp > 1");
+    if (r.has("precision")) c.precision = *parse_dtype(r.s.at("precision"));
+    if (r.has("moe_dispatcher")) c.moe_dispatcher = r.s.at("moe_dispatcher");
+    c.ep_overlap = r.on("ep_overlap");
+    if (r.has("mtp_depth")) c.mtp_depth = r.whole("mtp_depth", 0);
+    c.offload_optimizer = r.has("offload_optimizer");
+    c.chips = 0;
+    return c;
+}
+
+
+LaunchConfig maxtext(const Reader& r, Int layers, Int chips) {
+    LaunchConfig c;
+    c.file = r.file;
+    // Each axis's size over the chips' own links (ici) times the network between slices (dcn);
+    // one of them may be -1, the devices the others leave.
+    std::map<std::string, Int> size;
+    std::string auto_id;
+    Int known = 1;
+    for (const char* axis : {"data", "fsdp", "expert", "tensor", "context", "pipeline"}) {
+        size[axis] = 1;
+        for (const char* level : {"ici.", "dcn."}) {
+            const std::string id = level + std::string(axis);
+            if (!r.has(id)) continue;
+            const Int v = r.whole(id, -1);
+            if (v == 0) r.fail(id, "expected a size of 1 or more, or -1 (the devices the other axes leave)");
+            if (v > 0) {
+                size[axis] *= v;
+                known *= v;
+                continue;
+            }
+            if (!auto_id.empty()) r.fail(id, "both " + r.key(auto_id) + " and this are -1 (auto): give one of them");
+            auto_id = id;
+        }
+    }
+    Int total = known;
+    if (!auto_id.empty()) {
+        if (chips <= 0) throw InputError("--chips", "", "required: " + r.file + " sets " + r.key(auto_id) + " to -1 (the devices the other axes leave)");
+        if (chips % known != 0) r.fail(auto_id, "the other axes (" + std::to_string(known) + " devices) do not divide the " + std::to_string(chips) + " chips");
+        size[auto_id.substr(4)] *= chips / known;
+        total = chips;
+    }
+    if (chips > 0 && total != chips)
+        throw InputError(r.file, "ici_*_parallelism x dcn_*_parallelism", "the axes multiply to " + std::to_string(total) + " devices; --chips says " + std::to_string(chips));
+    c.chips = total;
+    const Int pp = size["pipeline"], dp = size["data"] * size["fsdp"] * size["expert"];
+    c.degrees.tp = size["tensor"];
+    c.degrees.pp = pp;
+    c.degrees.cp = size["context"];
+    c.degrees.ep = size["expert"];
+    c.degrees.fsdp = size["fsdp"];
+    c.degrees.dp = dp;
+    if (r.has("seq_len")) c.seq_len = static_cast<double>(r.whole("seq_len"));
+    if (r.has("per_device_batch")) {
+        const double global = r.number("per_device_batch") * static_cast<double>(total);
+        if (global < 1 || global != std::floor(global))
+            r.fail("per_device_batch", r.s.at("per_device_batch") + " x " + std::to_string(total) + " devices is not a whole number of sequences");
+        c.global_batch_seqs = global;
+    }
+    // Micro-batches: the pipeline's, or gradient accumulation's without one.
+    std::optional<Int> microbatches;
+    std::string micro_id;
+    const Int repeats = r.opt("pipeline_repeats").value_or(1);
+    if (pp > 1) {
+        if (r.has("stage_layers") && pp * r.whole("stage_layers") * repeats != layers)
+            r.fail("stage_layers", std::to_string(pp) + " stages x " + r.s.at("stage_layers") + " layers x " + std::to_string(repeats) +
+                                       " repeats contradict the model's " + std::to_string(layers) + " layers (--model)");
+        if (layers % (pp * repeats) != 0) r.fail("pipeline_repeats", std::to_string(layers) + " layers do not split into " + std::to_string(pp) + " stages x " + std::to_string(repeats) + " repeats");
+        c.vpp = repeats;
+        c.schedule = PipelineSchedule::gpipe;  // MaxText's pipeline (emitters/maxtext.json "schedule")
+        if (r.has("pipeline_microbatches")) {
+            microbatches = r.whole("pipeline_microbatches");
+            micro_id = "pipeline_microbatches";
+            if (*microbatches % pp != 0) r.fail(micro_id, "MaxText needs a multiple of the " + std::to_string(pp) + " pipeline stages");
+        }
+        if (r.has("gradient_accumulation")) r.fail("gradient_accumulation", "with pipelining the micro-batches are num_pipeline_microbatches");
+    } else {
+        for (const char* id : {"stage_layers", "pipeline_repeats", "pipeline_microbatches"})
+            if (r.has(id) && !(std::string(id) == "pipeline_repeats" && repeats == 1)) r.fail(id, "a pipeline setting, and no axis is pipelined");
+        if (r.has("gradient_accumulation")) {
+            microbatches = r.whole("gradient_accumulation");
+            micro_id = "gradient_accumulation";
+        }
+    }
+    if (microbatches) {
+        if (!c.global_batch_seqs) r.fail(micro_id, "needs per_device_batch_size");
+        const double micro = *c.global_batch_seqs / static_cast<double>(dp * *microbatches);
+        if (micro != std::floor(micro) || micro < 1)
+            r.fail(micro_id, "the global batch of " + std::to_string(static_cast<Int>(*c.global_batch_seqs)) + " sequences does not split into " +
+                                 std::to_string(*microbatches) + " micro-batches over " + std::to_string(dp) + " replicas");
+        c.micro_batch_seqs = micro;
+    }
+    if (r.has("recompute")) {
+        c.recompute = r.s.at("recompute");
+        c.recompute_key = r.key("recompute");
+    }
+    if (r.has("zero_over_data")) {
+        const int zero = std::stoi(r.s.at("zero_over_data"));
+        if (size["fsdp"] > 1 && zero == 1) r.fail("zero_over_data", "optimizer sharding over data on top of fsdp is not a plan Ridgeline models");
+        if (size["fsdp"] == 1) c.zero = zero;
+    }
+    if (r.has("precision")) c.precision = *parse_dtype(r.s.at("precision"));
+    if (r.has("offload_optimizer")) c.offload_optimizer = r.on("offload_optimizer");
+    // What MaxText has no setting for (emit_training.cpp refuses to write them): fixed off.
+    c.sequence_parallel = false;
+    c.tp_overlap = false;
+    c.ep_overlap = false;
+    return c;
+}
+
+}  // namespace
+
+LaunchConfig read_launch_config(const std::string& framework, const std::filesystem::path& path, const std::filesystem::path& data_dir,
+                                Int model_layers, Int chips) {
+    const EmitterSpec spec = resolve_emitter(framework, data_dir, "--from");
+    if (spec.job != EmitJob::training) throw InputError("--from", "", spec.name + " is a serving framework: train reads megatron or maxtext");
+    const LaunchEntries entries = spec.syntax == EmitSyntax::yaml ? read_yaml_file(path) : read_arguments_file(path);
+    const Settings settings = match_settings(spec, entries);
+    const Reader r{spec, settings, entries.file};
+    if (spec.name == "megatron") return megatron(r, model_layers, chips);
+    if (spec.name == "maxtext") return maxtext(r, model_layers, chips);
+    throw InputError("--from", "", "no reader for " + spec.name + " (megatron, maxtext)");
+}
+
+void apply_launch_config(const LaunchConfig& c, TrainingSetup& setup, const std::filesystem::path& data_dir) {
+    if (c.chips > 0) setup.chips = c.chips;
+    Plan& p = setup.plan;
+    for (const DegreeField& d : kDegreeFields)
+        if (c.degrees.*d.given) p.*d.value = *(c.degrees.*d.given);
+    if (c.etp) p.etp = *c.etp;
+    if (c.fold_experts) p.fold_experts = *c.fold_experts;
+    if (c.vpp) p.vpp = *c.vpp;
+    if (!c.stage_layers.empty()) p.stage_layers = c.stage_layers;
+    if (c.seq_len) setup.seq_len = *c.seq_len;
+    if (c.global_batch_seqs) setup.global_batch_seqs = *c.global_batch_seqs;
+    if (c.micro_batch_seqs) p.micro_batch_seqs = *c.micro_batch_seqs;
+    if (c.zero) p.zero = *c.zero;
+    if (c.sequence_parallel) p.sequence_parallel = *c.sequence_parallel;
+    if (c.overlap) p.overlap = *c.overlap;
+    if (c.tp_overlap) p.tp_overlap = *c.tp_overlap;
+    if (c.ep_overlap) p.ep_overlap = *c.ep_overlap;
+    if (c.offload_optimizer) p.offload_optimizer = *c.offload_optimizer;
+    if (c.recompute) p.recompute = resolve_recompute(*c.recompute, data_dir, c.file, c.recompute_key);
+    if (c.moe_dispatcher) p.moe_dispatcher = *c.moe_dispatcher;
+    if (c.schedule) p.schedule = *c.schedule;
+    if (c.precision) p.precision = *c.precision;
+    if (c.mtp_depth) p.mtp_depth = *c.mtp_depth;
+}
+
+SearchConstraints launch_constraints(const LaunchConfig& c) {
+    SearchConstraints k;
+    static_cast<GivenDegrees&>(k) = c.degrees;
+    if (!c.stage_layers.empty())
+        throw InputError(c.file, "--decoder-first/last-pipeline-num-layers", "an uneven pipeline split: search train tries even splits only (train reads it)");
+    if (c.fold_experts && *c.fold_experts && c.degrees.ep.value_or(1) > 1 &&
+        (c.degrees.cp.value_or(1) > 1 || (c.etp.value_or(0) == 1 && c.degrees.tp.value_or(1) > 1)))
+        throw InputError(c.file, "--expert-model-parallel-size", "expert ranks folded into the context or tensor ranks: search train carves them from the data-parallel replicas only "
+                                       "(train reads it)");
+    k.etp = c.etp;
+    k.vpp = c.vpp;
+    k.zero = c.zero;
+    k.micro_batch_seqs = c.micro_batch_seqs;
+    k.schedule = c.schedule;
+    k.sequence_parallel = c.sequence_parallel;
+    k.offload_optimizer = c.offload_optimizer;
+    k.overlap = c.overlap;
+    k.tp_overlap = c.tp_overlap;
+    if (c.moe_dispatcher) k.moe_dispatcher = *c.moe_dispatcher;
+    if (c.ep_overlap) k.ep_overlap = *c.ep_overlap;
+    if (c.mtp_depth) k.mtp_depth = *c.mtp_depth;
+    return k;
+}
+
+}  // namespace ridgeline

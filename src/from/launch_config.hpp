@@ -1,0 +1,67 @@
+#pragma once
+// --from FRAMEWORK FILE: a plan read back from a framework's launch configuration (Megatron-LM
+// arguments, a MaxText YAML override), under the names of the framework's data file
+// (emitters/*.json, the file --emit writes with). A key that changes the plan and is not
+// understood, or keys that contradict each other or the model, are an InputError naming the file
+// and the key; keys that change nothing Ridgeline models are accepted only where the data file
+// lists them under "ignored".
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "emit/emitter_spec.hpp"
+#include "engine/step_model.hpp"
+#include "scenario/plan.hpp"
+#include "scenario/training_setup.hpp"
+#include "search/train_search.hpp"
+
+namespace ridgeline {
+
+// What the file fixes; everything unset is the command line's (train) or searched (search train).
+struct LaunchConfig {
+    std::string file;
+    std::int64_t chips = 0;  // 0: the file does not say (Megatron-LM arguments)
+    GivenDegrees degrees;
+    std::optional<std::int64_t> etp, vpp, mtp_depth;
+    std::vector<std::int64_t> stage_layers;  // an uneven split (empty: even)
+    std::optional<double> seq_len, micro_batch_seqs, global_batch_seqs;
+    std::optional<int> zero;
+    std::optional<bool> sequence_parallel, overlap, tp_overlap, ep_overlap, offload_optimizer, fold_experts;
+    std::optional<std::string> recompute, moe_dispatcher;  // a recompute/ policy name; a dispatcher
+    std::optional<PipelineSchedule> schedule;
+    std::optional<Dtype> precision;
+    std::string recompute_key;  // the key that set the policy, for errors
+};
+
+// The file's settings as the framework's data file names them: setting id -> value (a keyed
+// setting's value, or the name of the matching choice). Pure text in, exposed for the readers.
+struct LaunchEntries {
+    std::string file;
+    std::vector<EmitEntry> entries;  // in file order
+};
+[[nodiscard]] std::map<std::string, std::string> match_settings(const EmitterSpec& spec, const LaunchEntries& entries);
+
+// The readers: Megatron-LM arguments (one or more a line, '\' continuations, '#' comments) and a
+// MaxText YAML override (yaml-cpp).
+[[nodiscard]] LaunchEntries read_arguments_file(const std::filesystem::path& path);
+[[nodiscard]] LaunchEntries read_yaml_file(const std::filesystem::path& path);
+
+// Reads `path` as `framework`'s configuration for `model_layers` layers on `chips` chips (0: not
+// given on the command line; a MaxText file says them, Megatron-LM arguments need them).
+[[nodiscard]] LaunchConfig read_launch_config(const std::string& framework, const std::filesystem::path& path,
+                                              const std::filesystem::path& data_dir, std::int64_t model_layers, std::int64_t chips);
+
+// Sets what the file fixes on `setup` (chips where the file says them, the degrees and knobs);
+// the command line then overrides what it gives.
+void apply_launch_config(const LaunchConfig& config, TrainingSetup& setup, const std::filesystem::path& data_dir);
+
+// What the file fixes as a search's constraints (the recomputation policy is left to the caller,
+// which resolves `recompute`). InputError naming the file's key for what a search cannot fix (an
+// uneven pipeline split, expert ranks folded into tensor or context ranks).
+[[nodiscard]] SearchConstraints launch_constraints(const LaunchConfig& config);
+
+}  // namespace ridgeline
