@@ -41,18 +41,6 @@ std::string write_file(const std::string& name, const std::string& text) {
     return path.string();
 }
 
-std::string expect_refusal(const std::string& path, const std::string& field) {
-    try {
-        (void)resolve_model(path, test::source_dir());
-        FAIL("no error for " << field);
-    } catch (const InputError& e) {
-        CHECK(e.field() == field);
-        CHECK(e.origin() == path);
-        return e.what();
-    }
-    return "";
-}
-
 }  // namespace
 
 TEST_CASE("a window of 3 over 8 causal queries shows 1, 2, 3, 3, 3, 3, 3, 3 keys and chunks of 3 show 1, 2, 3, 1, 2, 3, 1, 2") {
@@ -151,25 +139,25 @@ TEST_CASE("Hugging Face configs: a window for every layer, per-layer kinds, and 
     CHECK(chunked.window->local_layers == 3);
 
     config["layer_types"] = {"sliding_attention", "linear_attention", "full_attention", "full_attention"};
-    CHECK(expect_refusal(write_file("unknown-kind.json", config.dump()), "layer_types").find("linear_attention") != std::string::npos);
+    CHECK(test::model_refusal(write_file("unknown-kind.json", config.dump()), "layer_types").find("linear_attention") != std::string::npos);
     config["layer_types"] = {"full_attention"};
-    (void)expect_refusal(write_file("short-kinds.json", config.dump()), "layer_types");
+    (void)test::model_refusal(write_file("short-kinds.json", config.dump()), "layer_types");
     config.erase("layer_types");
     config["sliding_window"] = 65536;  // above max_position_embeddings 32768
-    CHECK(expect_refusal(write_file("long-window.json", config.dump()), "sliding_window").find("longer than the model's context") !=
+    CHECK(test::model_refusal(write_file("long-window.json", config.dump()), "sliding_window").find("longer than the model's context") !=
           std::string::npos);
 }
 
 TEST_CASE("model files: a window longer than the context, a zero window or every layer global is refused naming the field") {
     nlohmann::json file = test::read_json(test::source_dir() / "models" / "gemma2-9b.json");
     file["local_attention"]["tokens"] = 16384;  // context_length 8192
-    (void)expect_refusal(write_file("window-over-context.json", file.dump()), "local_attention.tokens");
+    (void)test::model_refusal(write_file("window-over-context.json", file.dump()), "local_attention.tokens");
     file["local_attention"]["tokens"] = 0;
-    (void)expect_refusal(write_file("zero-window.json", file.dump()), "local_attention.tokens");
+    (void)test::model_refusal(write_file("zero-window.json", file.dump()), "local_attention.tokens");
     file["local_attention"]["tokens"] = 4096;
     file["local_attention"]["global_every"] = 1;
-    (void)expect_refusal(write_file("all-global.json", file.dump()), "local_attention.global_every");
+    (void)test::model_refusal(write_file("all-global.json", file.dump()), "local_attention.global_every");
     file["local_attention"]["global_every"] = 2;
     file["local_attention"]["kind"] = "dilated";
-    (void)expect_refusal(write_file("unknown-kind.json", file.dump()), "local_attention.kind");
+    (void)test::model_refusal(write_file("unknown-kind.json", file.dump()), "local_attention.kind");
 }

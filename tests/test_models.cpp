@@ -116,19 +116,6 @@ std::string write_config(const std::string& relative, const nlohmann::json& conf
 }
 nlohmann::json fixture(const std::string& name) { return test::read_json(test::data_file("hf/" + name)); }
 
-// The import is refused naming `field`; returns the message.
-std::string refused(const std::string& path, const std::string& field) {
-    try {
-        (void)load_hf_config(path);
-        FAIL("no error for " << field);
-    } catch (const InputError& e) {
-        CHECK(e.field() == field);
-        CHECK(e.origin() == path);
-        return e.what();
-    }
-    return "";
-}
-
 }  // namespace
 
 TEST_CASE("Hugging Face families carry windows, chunks, sinks, MLA, shared experts and MoE interleaving into the model") {
@@ -220,7 +207,7 @@ TEST_CASE("Hugging Face configs: MoE layouts map to layer_step and first dense l
     CHECK(alternate.moe_layers() == 24);
     qwen["decoder_sparse_step"] = 1;
     qwen["mlp_only_layers"] = {10};  // a dense layer in the middle: not representable
-    (void)refused(write_config("hole.json", qwen), "mlp_only_layers");
+    (void)test::model_refusal(write_config("hole.json", qwen), "mlp_only_layers");
 
     nlohmann::json deepseek = fixture("deepseek_v3-config.json");
     deepseek["moe_layer_freq"] = 2;  // layers 4, 6, ..., 60 after the 3 dense ones
@@ -229,38 +216,38 @@ TEST_CASE("Hugging Face configs: MoE layouts map to layer_step and first dense l
     CHECK(every_other.moe->layer_step == 2);
     CHECK(every_other.moe_layers() == 29);
     deepseek.erase("first_k_dense_replace");  // transformers' default differs by family
-    (void)refused(write_config("no-first-k.json", deepseek), "first_k_dense_replace");
+    (void)test::model_refusal(write_config("no-first-k.json", deepseek), "first_k_dense_replace");
 
     nlohmann::json llama4 = fixture("llama4-config.json");
     llama4["text_config"]["moe_layers"] = {1, 2, 5};
-    (void)refused(write_config("moe-layers.json", llama4), "text_config.moe_layers");
+    (void)test::model_refusal(write_config("moe-layers.json", llama4), "text_config.moe_layers");
 }
 
 TEST_CASE("Hugging Face configs: an architecture field the importer does not understand is refused, naming it") {
     nlohmann::json llama = fixture("llama-config.json");
     llama["qk_layernorm"] = true;
-    CHECK(refused(write_config("qk-layernorm.json", llama), "qk_layernorm").find("not understood") != std::string::npos);
+    CHECK(test::model_refusal(write_config("qk-layernorm.json", llama), "qk_layernorm").find("not understood") != std::string::npos);
     llama.erase("qk_layernorm");
     llama["sliding_window"] = 4096;  // Llama's code has no window: not silently applied, not silently dropped
-    (void)refused(write_config("llama-window.json", llama), "sliding_window");
+    (void)test::model_refusal(write_config("llama-window.json", llama), "sliding_window");
     llama["sliding_window"] = nullptr;  // null sets nothing
     llama["rope_local_base_freq"] = 10000;  // rotary settings and token ids change nothing counted
     llama["image_token_index"] = 5;
     CHECK_NOTHROW((void)load_hf_config(write_config("llama-null.json", llama)));
     llama["mlp_bias"] = true;  // MLP biases without attention biases: not representable
-    (void)refused(write_config("mlp-bias.json", llama), "mlp_bias");
+    (void)test::model_refusal(write_config("mlp-bias.json", llama), "mlp_bias");
 
     nlohmann::json maverick = fixture("llama4-config.json");
     maverick["text_config"]["num_kv_shared_layers"] = 4;
-    (void)refused(write_config("kv-shared.json", maverick), "text_config.num_kv_shared_layers");
+    (void)test::model_refusal(write_config("kv-shared.json", maverick), "text_config.num_kv_shared_layers");
 
     nlohmann::json gemma = fixture("gemma3_text-config.json");
     gemma["use_bidirectional_attention"] = true;
-    (void)refused(write_config("bidirectional.json", gemma), "use_bidirectional_attention");
+    (void)test::model_refusal(write_config("bidirectional.json", gemma), "use_bidirectional_attention");
 
     nlohmann::json kimi = fixture("kimi_k2-config.json");
     kimi["layer_types"] = nlohmann::json::array();  // DeepSeek-V3's code has no local attention
-    (void)refused(write_config("kimi-layers.json", kimi), "layer_types");
+    (void)test::model_refusal(write_config("kimi-layers.json", kimi), "layer_types");
 }
 
 TEST_CASE("an imported model is named by _name_or_path, its file, or its folder") {

@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "engine/training.hpp"
 #include "io/json_reader.hpp"
+#include "model/model_catalog.hpp"
 #include "scenario/training_setup.hpp"
 
 namespace ridgeline::test {
@@ -98,6 +99,18 @@ void expect_refusal(const std::string& arguments, const std::vector<std::string>
     CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
     for (const auto& needle : needles) CHECK(result.err.find(needle) != std::string::npos);
     CHECK(result.err.find("nan") == std::string::npos);
+}
+
+std::string model_refusal(const std::string& path, const std::string& field) {
+    try {
+        (void)resolve_model(path, source_dir());
+        FAIL("no error for " << field);
+    } catch (const InputError& e) {
+        CHECK(e.field() == field);
+        CHECK(e.origin() == path);
+        return e.what();
+    }
+    return "";
 }
 
 int check_reference_cases(const std::set<std::string>& topics, const std::map<std::string, CaseFunction>& functions) {

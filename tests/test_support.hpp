@@ -37,6 +37,10 @@ CommandResult run_ridgeline(const std::string& arguments);
 // every needle (the file or flag, the field), no NaN.
 void expect_refusal(const std::string& arguments, const std::vector<std::string>& needles);
 
+// Loading the model file or Hugging Face config at `path` is refused naming that file and `field`;
+// returns the message.
+std::string model_refusal(const std::string& path, const std::string& field);
+
 // A directory of this test process for files it writes ("ridgeline_<name>_<pid>"), created.
 std::filesystem::path scratch_dir(const std::string& name);
 nlohmann::json read_json(const std::filesystem::path& path);
