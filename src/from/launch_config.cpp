@@ -36,7 +36,9 @@ Settings match_settings(const EmitterSpec& spec, const LaunchEntries& in) {
     };
     std::set<std::string> consumed;
     Settings out;
-    for (const auto& [id, setting] : spec.settings) {
+    for (const auto& entry : spec.settings) {
+        const std::string& id = entry.first;  // named, not bound: lambdas below capture them
+        const EmitSetting& setting = entry.second;
         if (!setting.key.empty()) {
             if (const auto value = lookup(setting.key)) out[id] = *value;
             consumed.insert(setting.key);
@@ -93,7 +95,7 @@ struct Reader {
     const Settings& s;
     std::string file;
 
-    const std::string& key(const std::string& id) const {
+    std::string key(const std::string& id) const {  // by value: a choice's keys are a temporary set
         const EmitSetting& setting = spec.settings.at(id);
         if (!setting.key.empty()) return setting.key;
         return *choice_keys(setting).begin();
