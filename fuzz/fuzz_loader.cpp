@@ -11,6 +11,7 @@
 #include "calibration/kernel_measurements.hpp"
 #include "calibration/measurements.hpp"
 #include "core/error.hpp"
+#include "emit/emitter_file.hpp"
 #include "hardware/catalog.hpp"
 #include "model/model_catalog.hpp"
 #include "scenario/scenario_file.hpp"
@@ -46,6 +47,7 @@ void load(const std::filesystem::path& path) {
     else if (loader == "run_records") (void)ridgeline::load_run_records(path);
     else if (loader == "calibration") (void)ridgeline::calibration::load_measurements(path);
     else if (loader == "kernel_measurements") (void)ridgeline::calibration::load_kernel_measurements(path);
+    else if (loader == "emitter") (void)ridgeline::load_emitter_file(path);
 }
 
 }  // namespace
