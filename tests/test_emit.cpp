@@ -55,14 +55,20 @@ void check_names_in_data(const std::vector<std::string>& lines, const std::strin
     }
 }
 
+// A command that must succeed; its output.
+ridgeline::test::CommandResult emitted(const std::string& arguments) {
+    const auto result = run_ridgeline(arguments);
+    CAPTURE(result.err);
+    REQUIRE(result.exit_code == 0);
+    return result;
+}
+
 }  // namespace
 
 TEST_CASE("emit megatron: llama3-70b on 64 H100s, tp 8 pp 2 vpp 4 dp 4, sequence parallel, selective recompute") {
-    const auto result = run_ridgeline(
+    const auto result = emitted(
         "train --model llama3-70b --hardware dgx-h100 --chips 64 --tp 8 --pp 2 --vpp 4 --sp --recompute selective "
         "--global-batch-tokens 4194304 --emit megatron");
-    CAPTURE(result.err);
-    REQUIRE(result.exit_code == 0);
     // 80 layers / (2 stages x 4 virtual) = 10 per virtual stage; 4194304 / 8192 = 512 sequences;
     // micro-batch 1 with pipelining; ZeRO-1 by default = the distributed optimizer; dp 4 > 1: overlap.
     const std::vector<std::string> expected = {
@@ -82,10 +88,8 @@ TEST_CASE("emit megatron: llama3-70b on 64 H100s, tp 8 pp 2 vpp 4 dp 4, sequence
 }
 
 TEST_CASE("emit megatron: an uneven split gives the first and last stages their own layers") {
-    const auto result = run_ridgeline(
+    const auto result = emitted(
         "train --model llama3-70b --hardware dgx-h100 --chips 64 --tp 8 --pp 8 --stage-layers 9,10,10,10,10,10,10,11 --emit megatron");
-    CAPTURE(result.err);
-    REQUIRE(result.exit_code == 0);
     const auto lines = setting_lines(result.out);
     // 9 + 6 x 10 + 11 = 80; dp = 64 / (8 x 8) = 1: nothing to overlap; the default batch is a sequence per chip.
     const std::vector<std::string> expected = {
@@ -97,11 +101,9 @@ TEST_CASE("emit megatron: an uneven split gives the first and last stages their 
 }
 
 TEST_CASE("emit maxtext: llama3-70b on a 512-chip TPU v5p slice, fsdp 64 x tensor 8, full remat") {
-    const auto result = run_ridgeline(
+    const auto result = emitted(
         "train --model llama3-70b --hardware tpu-v5p --chips 512 --global-batch-tokens 4194304 --fsdp 64 --tp 8 --recompute full "
         "--emit maxtext");
-    CAPTURE(result.err);
-    REQUIRE(result.exit_code == 0);
     // One slice: every axis on ICI. 512 sequences over 512 chips: one per device.
     const std::vector<std::string> expected = {
         "max_target_length: 8192", "per_device_batch_size: 1",
@@ -116,11 +118,9 @@ TEST_CASE("emit maxtext: llama3-70b on a 512-chip TPU v5p slice, fsdp 64 x tenso
 }
 
 TEST_CASE("emit maxtext: data parallelism across two slices goes to DCN") {
-    const auto result = run_ridgeline(
+    const auto result = emitted(
         "train --model llama3-8b --hardware tpu-v5p --chips 512 --nodes 2 --tp 8 --recompute full --global-batch-tokens 4194304 "
         "--emit maxtext");
-    CAPTURE(result.err);
-    REQUIRE(result.exit_code == 0);
     const auto lines = setting_lines(result.out);
     // dp = 512 / 8 = 64 replicas: 256 / 8 = 32 in each slice, over the 2 slices.
     CHECK(std::count(lines.begin(), lines.end(), "ici_tensor_parallelism: 8") == 1);
@@ -131,11 +131,9 @@ TEST_CASE("emit maxtext: data parallelism across two slices goes to DCN") {
 }
 
 TEST_CASE("emit vllm: llama3-70b on 8 H100s, tp 4 x 2 replicas, fp8 KV cache") {
-    const auto result = run_ridgeline(
+    const auto result = emitted(
         "serve --model llama3-70b --hardware dgx-h100 --chips 8 --tp 4 --batch 64 --input-len 2048 --output-len 512 --kv-dtype fp8 "
         "--emit vllm");
-    CAPTURE(result.err);
-    REQUIRE(result.exit_code == 0);
     // 8 / 4 = 2 replicas; 64 / 2 = 32 sequences each; 2048 + 512 = 2560 context; a step holds one
     // 2048-token prompt (more than the 32 decode tokens).
     const std::vector<std::string> expected = {
@@ -149,10 +147,8 @@ TEST_CASE("emit vllm: llama3-70b on 8 H100s, tp 4 x 2 replicas, fp8 KV cache") {
 }
 
 TEST_CASE("emit from the searches: search train --emit-top 2 writes the two best plans") {
-    const auto result = run_ridgeline(
+    const auto result = emitted(
         "search train --model llama3-8b --hardware dgx-h100 --chips 16 --global-batch-tokens 1048576 --fsdp 1 --emit megatron --emit-top 2");
-    CAPTURE(result.err);
-    REQUIRE(result.exit_code == 0);
     std::size_t configurations = 0;
     for (std::size_t at = result.out.find("written by ridgeline"); at != std::string::npos; at = result.out.find("written by ridgeline", at + 1))
         ++configurations;

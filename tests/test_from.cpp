@@ -26,6 +26,17 @@ std::string predicted_line(const std::string& text) {
     return text.substr(at, text.find('\n', at) - at);
 }
 
+// `train JOB --from FRAMEWORK FILE` reports exactly what `train JOB HAND_FLAGS` does, the flags
+// worked by hand from the file.
+void check_reads_as(const std::string& job, const std::string& framework, const std::string& file, const std::string& hand_flags) {
+    const auto from = run_ridgeline("train " + job + " --from " + framework + " " + file + " --json");
+    CAPTURE(from.err);
+    REQUIRE(from.exit_code == 0);
+    const auto direct = run_ridgeline("train " + job + " " + hand_flags + " --json");
+    REQUIRE(direct.exit_code == 0);
+    CHECK(from.out == direct.out);
+}
+
 // `train ARGS --emit F` written to a file, then `train --from F FILE BASE --emit F` predicts the
 // same step and writes the same settings.
 void check_round_trip(const std::string& base, const std::string& plan, const std::string& framework, const std::string& file_name) {
@@ -66,14 +77,8 @@ TEST_CASE("from megatron: a hand-written launch script gives the degrees worked 
                                         "--use-distributed-optimizer --overlap-grad-reduce --overlap-param-gather\n"
                                         "--recompute-granularity selective\n"
                                         "--bf16 --lr 3e-4 --min-lr 3e-5 --seed 1234 --save /ckpt --load /ckpt --log-interval 1\n");
-    const auto from = run_ridgeline("train --model llama3-8b --hardware dgx-h100 --chips 128 --from megatron " + file + " --json");
-    CAPTURE(from.err);
-    REQUIRE(from.exit_code == 0);
-    const auto direct = run_ridgeline(
-        "train --model llama3-8b --hardware dgx-h100 --chips 128 --tp 4 --pp 4 --vpp 4 --sp --micro-batch 1 --global-batch-seqs 256 "
-        "--zero 1 --recompute selective --json");
-    REQUIRE(direct.exit_code == 0);
-    CHECK(from.out == direct.out);
+    check_reads_as("--model llama3-8b --hardware dgx-h100 --chips 128", "megatron", file,
+                   "--tp 4 --pp 4 --vpp 4 --sp --micro-batch 1 --global-batch-seqs 256 --zero 1 --recompute selective");
     // A flag on the command line overrides the file.
     const auto override_tp = run_ridgeline("train --model llama3-8b --hardware dgx-h100 --chips 128 --from megatron " + file + " --tp 2 --emit megatron");
     CAPTURE(override_tp.err);
@@ -121,14 +126,8 @@ TEST_CASE("from maxtext: a hand-written override gives the degrees worked by han
                                         "gradient_accumulation_steps: 4\n"
                                         "max_target_length: 8192\n"
                                         "learning_rate: 3.0e-4\n");
-    const auto from = run_ridgeline("train --model llama3-8b --hardware tpu-v5p --chips 256 --from maxtext " + file + " --json");
-    CAPTURE(from.err);
-    REQUIRE(from.exit_code == 0);
-    const auto direct = run_ridgeline(
-        "train --model llama3-8b --hardware tpu-v5p --chips 256 --dp 64 --fsdp 16 --tp 4 --global-batch-seqs 512 --micro-batch 2 "
-        "--recompute full --json");
-    REQUIRE(direct.exit_code == 0);
-    CHECK(from.out == direct.out);
+    check_reads_as("--model llama3-8b --hardware tpu-v5p --chips 256", "maxtext", file,
+                   "--dp 64 --fsdp 16 --tp 4 --global-batch-seqs 512 --micro-batch 2 --recompute full");
 }
 
 TEST_CASE("from maxtext: unknown keys, contradictory sizes and malformed YAML are refused naming the file and the key") {

@@ -1,7 +1,5 @@
 #include <iostream>
 
-#include <unistd.h>
-
 #include "model/recompute_catalog.hpp"
 #include "app/search_train.hpp"
 #include "cli/commands.hpp"
@@ -216,11 +214,10 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         request.data_dir = options.data_dir;
         if (f->deadline_days > 0) {
             if (c->count("--train-tokens") == 0) throw InputError("--deadline-days", "", "needs --train-tokens: the tokens to train by then");
-            const bool show = f->progress || ::isatty(STDERR_FILENO) != 0;
-            const auto progress = [&](const report::ScalingPoint& p) {
-                if (show)
-                    std::cerr << "deadline search: " << p.chips << " chips: "
-                              << (p.best ? report::fixed(p.wall_s / 86400.0, 2) + " days" : std::string("nothing fits")) << "\n";
+            ProgressLine line(f->progress);
+            const auto progress = [&line](const report::ScalingPoint& p) {
+                line.step("deadline search: " + std::to_string(p.chips) + " chips: " +
+                          (p.best ? report::fixed(p.wall_s / 86400.0, 2) + " days" : std::string("nothing fits")));
             };
             const report::ScalingOutcome deadline = app::search_train_deadline(request, f->deadline_days * 86400.0, progress);
             if (emit) {

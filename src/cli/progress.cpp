@@ -21,6 +21,10 @@ void ProgressLine::finish() {
     enabled_ = false;
 }
 
+void ProgressLine::step(const std::string& text) {
+    if (enabled_) std::cerr << text << "\n";
+}
+
 void ProgressLine::update(double done, double total, const std::string& what, double count, const std::string& count_unit) {
     if (!enabled_ || total <= 0) return;
     const auto now = std::chrono::steady_clock::now();

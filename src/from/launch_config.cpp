@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "emit/emitter_file.hpp"
+#include "io/quantity_text.hpp"
 #include "model/recompute_catalog.hpp"
 #include "scenario/training_setup.hpp"
 
@@ -104,13 +105,7 @@ struct Reader {
     bool has(const std::string& id) const { return s.count(id) != 0; }
     double number(const std::string& id) const {
         const std::string& text = s.at(id);
-        std::size_t used = 0;
-        double value = 0;
-        try {
-            value = std::stod(text, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
+        const auto [value, used] = io::leading_number(text);
         if (used != text.size() || text.empty() || !std::isfinite(value)) fail(id, "expected a number, found \"" + text + "\"");
         return value;
     }

@@ -85,6 +85,16 @@ const std::vector<Unit>& units() {
 
 }  // namespace
 
+LeadingNumber leading_number(const std::string& text) {
+    LeadingNumber number;
+    try {
+        number.value = std::stod(text, &number.used);
+    } catch (const std::exception&) {
+        number.used = 0;
+    }
+    return number;
+}
+
 double parse_quantity(const std::string& text, Quantity quantity, const std::string& flag) {
     std::string body = text;
     bool dollar = false;
@@ -92,13 +102,7 @@ double parse_quantity(const std::string& text, Quantity quantity, const std::str
         dollar = true;
         body.erase(0, 1);
     }
-    std::size_t used = 0;
-    double value = 0;
-    try {
-        value = std::stod(body, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
+    const auto [value, used] = leading_number(body);
     std::string suffix = used > 0 ? body.substr(used) : "";
     while (!suffix.empty() && std::isspace(static_cast<unsigned char>(suffix.front()))) suffix.erase(0, 1);
     if (dollar && (suffix.empty() || suffix == "/h")) suffix = "USD/h";

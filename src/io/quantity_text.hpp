@@ -17,6 +17,14 @@ namespace ridgeline::io {
 // parse_quantity for a size.
 [[nodiscard]] double parse_bytes(const std::string& text, const std::string& flag);
 
+// The number a text starts with (std::stod's reading) and how many characters it takes; 0 when
+// it starts with none.
+struct LeadingNumber {
+    double value = 0;
+    std::size_t used = 0;
+};
+[[nodiscard]] LeadingNumber leading_number(const std::string& text);
+
 // What a typed value measures, for values whose unit the user writes ("4.8TB/s", "1.5us").
 enum class Quantity { bandwidth, bytes, seconds, flops_per_s, usd_per_hour, watts, plain };
 [[nodiscard]] const char* quantity_name(Quantity quantity);  // "a bandwidth (B/s)", ...
