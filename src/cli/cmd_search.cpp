@@ -164,7 +164,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
                 if (counts.size() != 1) throw InputError("--chips", "", "with --from give one chip count: the file fixes the plan's sizes");
                 chips = counts.front();
             }
-            launch = read_launch_config(f->from[0], f->from[1], options.data_dir, spec.model.n_layers, chips);
+            launch = read_launch_config(f->from[0], f->from[1], options.data_dir, spec.model, chips);
         }
         spec.fixed = constraints(*f, c, launch ? launch_constraints(*launch) : SearchConstraints{});
         spec.fixed.recompute_policies =
@@ -183,7 +183,9 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         }
         const auto applied = apply_what_if(hardware, f->what_if, custom.has_value());
         spec.chip = hardware.chip;
-        spec.stack = f->stack.empty() ? default_stack(hardware.chip, false, options.data_dir) : resolve_stack(f->stack, options.data_dir);
+        spec.stack = !f->stack.empty()          ? resolve_stack(f->stack, options.data_dir)
+                     : launch && launch->stack ? resolve_stack(*launch->stack, options.data_dir)
+                                               : default_stack(hardware.chip, false, options.data_dir);
         check_moe_dispatch(spec.stack, f->moe_dispatcher, spec.fixed.ep_overlap, kRequest);
         spec.seq_len = launch && launch->seq_len && c->count("--seq-len") == 0 ? *launch->seq_len : f->seq_len;
         spec.precision = launch && launch->precision && c->count("--precision") == 0 ? *launch->precision : *parse_dtype(f->precision);

@@ -120,7 +120,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         }
         std::optional<LaunchConfig> launch;
         if (from) {
-            launch = read_launch_config(f->from[0], f->from[1], options.data_dir, setup.model.n_layers, setup.chips);
+            launch = read_launch_config(f->from[0], f->from[1], options.data_dir, setup.model, setup.chips);
             apply_launch_config(*launch, setup, options.data_dir);
         }
         const auto applied = apply_what_if(setup.hardware, f->what_if, setup.cluster.has_value());

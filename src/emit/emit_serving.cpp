@@ -42,6 +42,27 @@ void vllm(EmitWriter& w, const ServingScenario& s) {
     w.note("--max-num-batched-tokens holds one whole prompt per step, as Ridgeline prices prefill");
 }
 
+// TensorRT-LLM launch arguments (trtllm-serve MODEL ...): one engine is one replica.
+void trtllm(EmitWriter& w, const ServingScenario& s) {
+    const Plan& p = s.plan;
+    w.set("tp", p.tp);
+    w.set("pp", p.pp);
+    if (p.ep > 1)
+        w.refuse("ep", "TensorRT-LLM spreads experts inside one engine's tensor-parallel group (moe_tp x moe_ep = tp_size, attention over replicas "
+                       "only with --enable_attention_dp); Ridgeline's ep over " + text(p.dp) + " replicas is not written for it");
+    if (p.dp > 1) w.note("run " + text(p.dp) + " such servers behind a load balancer: one trtllm-serve engine is one of the plan's replicas");
+    const Int per_replica = whole(s.batch_per_replica());
+    w.set("max_batch", per_replica);
+    w.set("max_tokens", std::max(whole(s.input_len), per_replica));  // one whole prompt per step, as Ridgeline prices prefill
+    w.set("max_seq_len", whole(s.input_len + s.output_len));
+    w.choose("kv_dtype", std::string(dtype_name(p.kv_cache)), "kv_dtype");
+    w.choose("weights_dtype", std::string(dtype_name(p.weights)), "weights_dtype");
+    if (p.weights != Dtype::bf16)
+        w.note("serve a checkpoint quantized to " + std::string(dtype_name(p.weights)) + " (TensorRT-LLM reads the weights' precision from the checkpoint)");
+    if (s.speculative.draft_tokens > 0)
+        w.refuse("draft_tokens", "this emitter writes no speculative-decoding settings for TensorRT-LLM (its speculative_config)");
+}
+
 std::vector<std::string> serving_header(const ServingScenario& s, const ServingReport& r) {
     return {"model " + s.model.name + " on " + text(s.cluster.chips()) + " x " + s.chip.name + " (" + s.cluster.name + "), stack " + s.stack.name +
                 ", batch " + text(whole(s.batch_seqs)) + " sequences, " + text(whole(s.input_len)) + " tokens in, " + text(whole(s.output_len)) +
@@ -58,6 +79,7 @@ std::string emit_serving(const EmitterSpec& spec, const ServingScenario& scenari
         throw InputError("--emit", "", spec.name + " writes training configurations; serving plans take " + emit_framework_names(EmitJob::serving));
     EmitWriter w(spec);
     if (spec.name == "vllm") vllm(w, scenario);
+    else if (spec.name == "trtllm") trtllm(w, scenario);
     else throw InputError("--emit", "", "no serving emitter for " + spec.name + " (known: " + emit_framework_names(EmitJob::serving) + ")");
     return w.render(serving_header(scenario, report));
 }

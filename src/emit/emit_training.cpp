@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "emit/emit_writer.hpp"
 #include "emit/frameworks.hpp"
+#include "emit/training_emitters.hpp"
 #include "report/table.hpp"
 
 namespace ridgeline {
@@ -15,6 +15,10 @@ using Int = std::int64_t;
 
 Int whole(double value) { return static_cast<Int>(value); }
 std::string text(Int value) { return std::to_string(value); }
+
+}  // namespace
+
+namespace emit_detail {
 
 const char* schedule_name(PipelineSchedule schedule) {
     switch (schedule) {
@@ -27,13 +31,9 @@ const char* schedule_name(PipelineSchedule schedule) {
     return "1f1b";
 }
 
-// The degrees as the scenario resolved them.
-struct Degrees3 {
-    Int tp, pp, cp, dp, fsdp, data, chips;
-};
-Degrees3 degrees(const TrainingScenario& s) {
+Degrees degrees(const TrainingScenario& s) {
     const TrainingPlan& t = s.plan;
-    Degrees3 d{};
+    Degrees d{};
     d.tp = whole(t.size(PlanAxis::tensor));
     d.pp = whole(t.size(PlanAxis::pipeline));
     d.cp = whole(t.size(PlanAxis::context));
@@ -44,10 +44,22 @@ Degrees3 degrees(const TrainingScenario& s) {
     return d;
 }
 
+void check_rank_order(EmitWriter& w, const TrainingScenario& s, const std::string& order, int (*group)(const std::string&)) {
+    int last = 0;
+    std::string last_name;
+    for (const PlacedAxis& a : s.mesh.axes) {
+        if (a.axis.size <= 1) continue;
+        const int g = group(a.axis.name);
+        if (g < last) w.refuse("placement", order + "; this plan puts " + a.axis.name + " outside " + last_name);
+        last = g;
+        last_name = a.axis.name;
+    }
+}
+
 // Megatron-Core / NeMo command-line arguments.
 void megatron(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
     const TrainingPlan& t = s.plan;
-    const Degrees3 d = degrees(s);
+    const Degrees d = degrees(s);
     if (s.chip.kind == ChipKind::tpu) w.refuse("hardware", "Megatron-Core runs on NVIDIA GPUs and " + s.chip.name + " is a TPU (--emit maxtext writes TPU plans)");
     const Int layers = s.model.n_layers;
     w.set("layers", layers);
@@ -111,29 +123,18 @@ void megatron(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
     if (t.offload_optimizer) w.choose("offload_optimizer", "on", "offload_optimizer");
     // Megatron-Core numbers ranks tensor, then context and expert, then data, then pipeline
     // (innermost first); a plan placed otherwise is not what it would run.
-    const auto group = [](const std::string& axis) {
+    check_rank_order(w, s, "Megatron-Core places ranks tensor, context/expert, data, pipeline (innermost first)", [](const std::string& axis) {
         if (axis == axis_name(PlanAxis::tensor)) return 0;
         if (axis == axis_name(PlanAxis::context) || axis == axis_name(PlanAxis::expert)) return 1;
         if (axis == axis_name(PlanAxis::pipeline)) return 3;
         return 2;  // data, fsdp
-    };
-    int last = 0;
-    std::string last_name;
-    for (const PlacedAxis& a : s.mesh.axes) {
-        if (a.axis.size <= 1) continue;
-        const int g = group(a.axis.name);
-        if (g < last)
-            w.refuse("placement", "Megatron-Core places ranks tensor, context/expert, data, pipeline (innermost first); this plan puts " +
-                                      a.axis.name + " outside " + last_name);
-        last = g;
-        last_name = a.axis.name;
-    }
+    });
 }
 
 // A MaxText YAML override.
 void maxtext(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
     const TrainingPlan& t = s.plan;
-    const Degrees3 d = degrees(s);
+    const Degrees d = degrees(s);
     w.set("seq_len", whole(s.seq_len));
     w.set_number("per_device_batch", s.global_batch_seqs / static_cast<double>(d.chips));
     // Each plan axis split between the chips' own links (ICI, level 0) and the network between slices (DCN).
@@ -176,6 +177,10 @@ void maxtext(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
     w.note("MaxText lays each ICI axis on the torus itself (mesh_axes); Ridgeline's placement is not written");
 }
 
+}  // namespace emit_detail
+
+namespace {
+
 std::vector<std::string> training_header(const TrainingScenario& s, const TrainingReport& r) {
     return {"model " + s.model.name + " on " + text(s.cluster.chips()) + " x " + s.chip.name + " (" + s.cluster.name + "), stack " + s.stack.name +
                 ", sequence " + text(whole(s.seq_len)) + ", global batch " + text(whole(s.global_batch_seqs)) + " sequences",
@@ -190,8 +195,9 @@ std::string emit_training(const EmitterSpec& spec, const Plan& plan, const Train
     if (spec.job != EmitJob::training)
         throw InputError("--emit", "", spec.name + " writes serving launch arguments; training plans take " + emit_framework_names(EmitJob::training));
     EmitWriter w(spec);
-    if (spec.name == "megatron") megatron(w, plan, scenario);
-    else if (spec.name == "maxtext") maxtext(w, plan, scenario);
+    if (spec.name == "megatron") emit_detail::megatron(w, plan, scenario);
+    else if (spec.name == "maxtext") emit_detail::maxtext(w, plan, scenario);
+    else if (spec.name == "torchtitan") emit_detail::torchtitan(w, plan, scenario);
     else throw InputError("--emit", "", "no training emitter for " + spec.name + " (known: " + emit_framework_names(EmitJob::training) + ")");
     return w.render(training_header(scenario, report));
 }

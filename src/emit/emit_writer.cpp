@@ -1,5 +1,6 @@
 #include "emit/emit_writer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -17,11 +18,42 @@ std::string number_text(double value) {
     return buffer;
 }
 
-std::string yaml_value(const EmitValue& value) {
-    if (value.kind != EmitValue::Kind::text) return value.text;
-    std::string quoted = "\"";
-    for (char c : value.text) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-    return quoted + "\"";
+std::string quoted(const std::string& text) {
+    std::string out = "\"";
+    for (char c : text) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    return out + "\"";
+}
+
+// A value in YAML or TOML (both write texts quoted, lists as [a, b] and true/false bare).
+std::string typed_value(const EmitValue& value) {
+    if (value.kind == EmitValue::Kind::text) return quoted(value.text);
+    if (value.kind != EmitValue::Kind::list) return value.text;
+    std::string items;
+    std::size_t start = 0;
+    while (start < value.text.size()) {
+        const std::size_t end = std::min(value.text.find(' ', start), value.text.size());
+        items += (items.empty() ? "" : ", ") + quoted(value.text.substr(start, end - start));
+        start = end + 1;
+    }
+    return "[" + items + "]";
+}
+
+// TOML: the keys without a section first, then each [section] in the order first written.
+std::vector<std::string> toml_lines(const std::vector<EmitEntry>& entries) {
+    std::vector<std::string> sections{""};
+    const auto section_of = [](const std::string& key) {
+        const std::size_t dot = key.rfind('.');
+        return dot == std::string::npos ? std::string() : key.substr(0, dot);
+    };
+    for (const EmitEntry& e : entries)
+        if (std::find(sections.begin(), sections.end(), section_of(e.key)) == sections.end()) sections.push_back(section_of(e.key));
+    std::vector<std::string> lines;
+    for (const std::string& section : sections) {
+        if (!section.empty()) lines.push_back((lines.empty() ? "[" : "\n[") + section + "]");
+        for (const EmitEntry& e : entries)
+            if (section_of(e.key) == section) lines.push_back(e.key.substr(section.empty() ? 0 : section.size() + 1) + " = " + typed_value(e.value));
+    }
+    return lines;
 }
 
 }  // namespace
@@ -75,9 +107,10 @@ std::string EmitWriter::render(const std::vector<std::string>& header) const {
     for (const EmitDocumentation& doc : spec_.checked_against) text += "# names checked against " + doc.version + ": " + doc.url + "\n";
     for (const std::string& line : notes_) text += "# note: " + line + "\n";
     std::vector<std::string> lines;
-    for (const EmitEntry& e : entries_) {
+    if (spec_.syntax == EmitSyntax::toml) lines = toml_lines(entries_);
+    else for (const EmitEntry& e : entries_) {
         if (spec_.syntax == EmitSyntax::yaml) {
-            lines.push_back(e.key + ": " + yaml_value(e.value));
+            lines.push_back(e.key + ": " + typed_value(e.value));
         } else if (e.value.kind == EmitValue::Kind::boolean) {
             if (e.value.text == "true") lines.push_back(e.key);  // a switch left off is the framework's default
         } else {

@@ -20,6 +20,8 @@ public:
     void set_switch(const std::string& id, bool on);
     // The settings the file maps `value` of setting `id` to. `knob` names the plan's knob in errors.
     void choose(const std::string& id, const std::string& value, const std::string& knob);
+    // Whether the file maps `value` of choice setting `id` (where a framework's list is open-ended).
+    [[nodiscard]] bool maps(const std::string& id, const std::string& value) const { return setting(id).choices.count(value) != 0; }
     [[noreturn]] void refuse(const std::string& knob, const std::string& why) const;
     // A comment line under the header: what the framework decides itself.
     void note(const std::string& text) { notes_.push_back(text); }

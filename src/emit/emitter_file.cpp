@@ -17,7 +17,16 @@ EmitValue read_value(io::JsonObject& object, const std::string& key) {
     if (value.is_string()) return {EmitValue::Kind::text, value.get<std::string>()};
     if (value.is_boolean()) return {EmitValue::Kind::boolean, value.get<bool>() ? "true" : "false"};
     if (value.is_number_integer()) return {EmitValue::Kind::number, std::to_string(value.get<std::int64_t>())};
-    object.fail(key, "expected a string, a whole number or true/false");
+    if (value.is_array()) {
+        std::string items;
+        for (const nlohmann::json& item : value) {
+            const std::string text = item.is_string() ? item.get<std::string>() : "";
+            if (text.empty() || text.find(' ') != std::string::npos) object.fail(key, "expected a list of names (texts without spaces)");
+            items += (items.empty() ? "" : " ") + text;
+        }
+        return {EmitValue::Kind::list, items};
+    }
+    object.fail(key, "expected a string, a whole number, true/false or a list of names");
 }
 
 EmitSetting read_setting(io::JsonObject setting) {
@@ -61,8 +70,10 @@ EmitterSpec load_emitter_file(const std::filesystem::path& path) {
     spec.job = job == "training" ? EmitJob::training : EmitJob::serving;
     if (spec.job != framework->job) root.fail("job", "the " + spec.name + " emitter writes " + (framework->job == EmitJob::training ? "training" : "serving") + " plans");
     const std::string syntax = root.string("syntax");
-    if (syntax != "arguments" && syntax != "yaml") root.fail("syntax", "expected \"arguments\" or \"yaml\", found \"" + syntax + "\"");
-    spec.syntax = syntax == "yaml" ? EmitSyntax::yaml : EmitSyntax::arguments;
+    if (syntax == "arguments") spec.syntax = EmitSyntax::arguments;
+    else if (syntax == "yaml") spec.syntax = EmitSyntax::yaml;
+    else if (syntax == "toml") spec.syntax = EmitSyntax::toml;
+    else root.fail("syntax", "expected \"arguments\", \"yaml\" or \"toml\", found \"" + syntax + "\"");
     const nlohmann::json& docs = root.raw("checked_against");
     if (!docs.is_array() || docs.empty()) root.fail("checked_against", "expected a list of the documentation versions checked against");
     for (std::size_t i = 0; i < docs.size(); ++i) {

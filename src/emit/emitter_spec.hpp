@@ -12,14 +12,15 @@ namespace ridgeline {
 
 enum class EmitJob { training, serving };
 // arguments: "--flag value" lines (a true switch is the bare flag, a false one is left out);
-// yaml: "key: value" lines.
-enum class EmitSyntax { arguments, yaml };
+// yaml: "key: value" lines; toml: "key = value" lines under [section] headers (a key's section is
+// what comes before its last '.').
+enum class EmitSyntax { arguments, yaml, toml };
 
-// A value as the framework reads it: text (quoted in YAML), a number or a switch.
+// A value as the framework reads it: text (quoted in YAML), a number, a switch or a list of texts.
 struct EmitValue {
-    enum class Kind { text, number, boolean };
+    enum class Kind { text, number, boolean, list };
     Kind kind = Kind::text;
-    std::string text;  // numbers as written; booleans "true" or "false"
+    std::string text;  // numbers as written; booleans "true" or "false"; a list's items joined by ' '
 };
 
 // One of the framework's settings: its key and value.

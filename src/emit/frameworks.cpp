@@ -14,8 +14,13 @@ const std::vector<EmitFramework>& frameworks() {
          {"seq_len", "per_device_batch", "gradient_accumulation", "ici.data", "dcn.data", "ici.fsdp", "dcn.fsdp", "ici.expert",
           "dcn.expert", "ici.tensor", "dcn.tensor", "ici.context", "dcn.context", "ici.pipeline", "dcn.pipeline", "stage_layers",
           "pipeline_repeats", "pipeline_microbatches", "schedule", "recompute", "zero_over_data", "precision", "offload_optimizer"}},
+        {"torchtitan", EmitJob::training,
+         {"model", "seq_len", "local_batch", "global_batch", "cpu_offload", "dp_replicate", "dp_shard", "reshard", "tp", "async_tp", "pp",
+          "layers_per_stage", "first_stage_less_layers", "last_stage_less_layers", "pp_microbatch", "schedule", "cp", "ep", "etp",
+          "moe_dispatcher", "recompute", "precision", "compile"}},
         {"vllm", EmitJob::serving,
          {"tp", "pp", "dp", "expert_parallel", "max_batch", "max_tokens", "max_model_len", "kv_dtype", "weights_dtype"}},
+        {"trtllm", EmitJob::serving, {"tp", "pp", "ep", "max_batch", "max_tokens", "max_seq_len", "kv_dtype", "weights_dtype"}},
     };
     return kFrameworks;
 }

@@ -8,6 +8,9 @@
 #include "io/quantity_text.hpp"
 #include "model/recompute_catalog.hpp"
 #include "scenario/training_setup.hpp"
+#include "from/read_torchtitan.hpp"
+#include "from/setting_reader.hpp"
+#include "stack/stack_file.hpp"
 
 namespace ridgeline {
 
@@ -15,14 +18,6 @@ namespace {
 
 using Int = std::int64_t;
 using Settings = std::map<std::string, std::string>;
-
-// The keys a choice setting reads.
-std::set<std::string> choice_keys(const EmitSetting& s) {
-    std::set<std::string> keys;
-    for (const auto& [name, entries] : s.choices)
-        for (const EmitEntry& e : entries) keys.insert(e.key);
-    return keys;
-}
 
 }  // namespace
 
@@ -91,40 +86,8 @@ Settings match_settings(const EmitterSpec& spec, const LaunchEntries& in) {
 
 namespace {
 
-struct Reader {
-    const EmitterSpec& spec;
-    const Settings& s;
-    std::string file;
-
-    std::string key(const std::string& id) const {  // by value: a choice's keys are a temporary set
-        const EmitSetting& setting = spec.settings.at(id);
-        if (!setting.key.empty()) return setting.key;
-        return *choice_keys(setting).begin();
-    }
-    [[noreturn]] void fail(const std::string& id, const std::string& why) const { throw InputError(file, key(id), why); }
-    bool has(const std::string& id) const { return s.count(id) != 0; }
-    double number(const std::string& id) const {
-        const std::string& text = s.at(id);
-        const auto [value, used] = io::leading_number(text);
-        if (used != text.size() || text.empty() || !std::isfinite(value)) fail(id, "expected a number, found \"" + text + "\"");
-        return value;
-    }
-    Int whole(const std::string& id, Int min = 1) const {
-        const double value = number(id);
-        if (value != std::floor(value) || value < static_cast<double>(min) || value > 1e12)
-            fail(id, "expected a whole number of at least " + std::to_string(min) + ", found \"" + s.at(id) + "\"");
-        return static_cast<Int>(value);
-    }
-    std::optional<Int> opt(const std::string& id) const { return has(id) ? std::optional<Int>(whole(id)) : std::nullopt; }
-    bool on(const std::string& id) const {
-        if (!has(id)) return false;
-        if (s.at(id) != "true" && s.at(id) != "false") fail(id, "expected true or false, found \"" + s.at(id) + "\"");
-        return s.at(id) == "true";
-    }
-};
-
 // Layers of each pipeline rank from Megatron's first/last stage counts, the rest even.
-std::vector<Int> uneven_stages(const Reader& r, Int layers, Int pp) {
+std::vector<Int> uneven_stages(const SettingReader& r, Int layers, Int pp) {
     const auto first = r.opt("first_stage_layers"), last = r.opt("last_stage_layers");
     if (!first && !last) return {};
     if (pp < 2) r.fail(first ? "first_stage_layers" : "last_stage_layers", "an uneven pipeline split needs 2 or more stages (pp " + std::to_string(pp) + ")");
@@ -140,7 +103,7 @@ std::vector<Int> uneven_stages(const Reader& r, Int layers, Int pp) {
     return stages;
 }
 
-LaunchConfig megatron(const Reader& r, Int layers, Int chips) {
+LaunchConfig megatron(const SettingReader& r, Int layers, Int chips) {
     LaunchConfig c;
     c.file = r.file;
     if (r.has("layers") && r.whole("layers") != layers)
@@ -207,7 +170,7 @@ LaunchConfig megatron(const Reader& r, Int layers, Int chips) {
 }
 
 
-LaunchConfig maxtext(const Reader& r, Int layers, Int chips) {
+LaunchConfig maxtext(const SettingReader& r, Int layers, Int chips) {
     LaunchConfig c;
     c.file = r.file;
     // Each axis's size over the chips' own links (ici) times the network between slices (dcn);
@@ -309,15 +272,18 @@ LaunchConfig maxtext(const Reader& r, Int layers, Int chips) {
 }  // namespace
 
 LaunchConfig read_launch_config(const std::string& framework, const std::filesystem::path& path, const std::filesystem::path& data_dir,
-                                Int model_layers, Int chips) {
+                                const ModelSpec& model, Int chips) {
     const EmitterSpec spec = resolve_emitter(framework, data_dir, "--from");
-    if (spec.job != EmitJob::training) throw InputError("--from", "", spec.name + " is a serving framework: train reads megatron or maxtext");
-    const LaunchEntries entries = spec.syntax == EmitSyntax::yaml ? read_yaml_file(path) : read_arguments_file(path);
+    if (spec.job != EmitJob::training) throw InputError("--from", "", spec.name + " is a serving framework: train reads megatron, maxtext or torchtitan");
+    const LaunchEntries entries = spec.syntax == EmitSyntax::yaml   ? read_yaml_file(path)
+                                  : spec.syntax == EmitSyntax::toml ? read_toml_file(path)
+                                                                    : read_arguments_file(path);
     const Settings settings = match_settings(spec, entries);
-    const Reader r{spec, settings, entries.file};
-    if (spec.name == "megatron") return megatron(r, model_layers, chips);
-    if (spec.name == "maxtext") return maxtext(r, model_layers, chips);
-    throw InputError("--from", "", "no reader for " + spec.name + " (megatron, maxtext)");
+    const SettingReader r{spec, settings, entries.file};
+    if (spec.name == "megatron") return megatron(r, model.n_layers, chips);
+    if (spec.name == "maxtext") return maxtext(r, model.n_layers, chips);
+    if (spec.name == "torchtitan") return read_torchtitan(r, model, chips, data_dir);
+    throw InputError("--from", "", "no reader for " + spec.name + " (megatron, maxtext, torchtitan)");
 }
 
 void apply_launch_config(const LaunchConfig& c, TrainingSetup& setup, const std::filesystem::path& data_dir) {
@@ -333,6 +299,8 @@ void apply_launch_config(const LaunchConfig& c, TrainingSetup& setup, const std:
     if (c.global_batch_seqs) setup.global_batch_seqs = *c.global_batch_seqs;
     if (c.micro_batch_seqs) p.micro_batch_seqs = *c.micro_batch_seqs;
     if (c.zero) p.zero = *c.zero;
+    if (c.reshard_after_forward) p.reshard_after_forward = *c.reshard_after_forward;
+    if (c.stack) setup.stack = resolve_stack(*c.stack, data_dir);
     if (c.sequence_parallel) p.sequence_parallel = *c.sequence_parallel;
     if (c.overlap) p.overlap = *c.overlap;
     if (c.tp_overlap) p.tp_overlap = *c.tp_overlap;

@@ -15,6 +15,7 @@
 #include "core/dtype.hpp"
 #include "emit/emitter_spec.hpp"
 #include "engine/step_model.hpp"
+#include "model/model_spec.hpp"
 #include "scenario/plan.hpp"
 #include "scenario/training_setup.hpp"
 #include "search/train_search.hpp"
@@ -30,6 +31,8 @@ struct LaunchConfig {
     std::vector<std::int64_t> stage_layers;  // an uneven split (empty: even)
     std::optional<double> seq_len, micro_batch_seqs, global_batch_seqs;
     std::optional<int> zero;
+    std::optional<bool> reshard_after_forward;
+    std::optional<std::string> stack;  // a stacks/ name where the file says how it runs (torchtitan's compile)
     std::optional<bool> sequence_parallel, overlap, tp_overlap, ep_overlap, offload_optimizer, fold_experts;
     std::optional<std::string> recompute, moe_dispatcher;  // a recompute/ policy name; a dispatcher
     std::optional<PipelineSchedule> schedule;
@@ -45,15 +48,17 @@ struct LaunchEntries {
 };
 [[nodiscard]] std::map<std::string, std::string> match_settings(const EmitterSpec& spec, const LaunchEntries& entries);
 
-// The readers: Megatron-LM arguments (one or more a line, '\' continuations, '#' comments) and a
-// MaxText YAML override (yaml-cpp).
+// The readers: Megatron-LM arguments (one or more a line, '\' continuations, '#' comments), a
+// MaxText YAML override (yaml-cpp) and a torchtitan TOML job file (toml++, tables flattened to
+// dotted keys).
 [[nodiscard]] LaunchEntries read_arguments_file(const std::filesystem::path& path);
 [[nodiscard]] LaunchEntries read_yaml_file(const std::filesystem::path& path);
+[[nodiscard]] LaunchEntries read_toml_file(const std::filesystem::path& path);
 
-// Reads `path` as `framework`'s configuration for `model_layers` layers on `chips` chips (0: not
-// given on the command line; a MaxText file says them, Megatron-LM arguments need them).
+// Reads `path` as `framework`'s configuration of `model` on `chips` chips (0: not given on the
+// command line; a MaxText file says them, Megatron-LM arguments and torchtitan files need them).
 [[nodiscard]] LaunchConfig read_launch_config(const std::string& framework, const std::filesystem::path& path,
-                                              const std::filesystem::path& data_dir, std::int64_t model_layers, std::int64_t chips);
+                                              const std::filesystem::path& data_dir, const ModelSpec& model, std::int64_t chips);
 
 // Sets what the file fixes on `setup` (chips where the file says them, the degrees and knobs);
 // the command line then overrides what it gives.

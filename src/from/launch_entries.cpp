@@ -1,6 +1,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <toml++/toml.h>
 #include <yaml-cpp/yaml.h>
 
 #include "core/error.hpp"
@@ -97,6 +98,61 @@ LaunchEntries read_yaml_file(const std::filesystem::path& path) {
         if (value == "False" || value == "FALSE") value = "false";
         out.entries.push_back({key, {EmitValue::Kind::text, value}});
     }
+    return out;
+}
+
+namespace {
+
+// A TOML value as text: strings as they are, numbers and booleans as written, an array of them
+// as its items joined by ' ' (a list).
+std::optional<EmitValue> toml_value(const toml::node& node) {
+    if (const auto* text = node.as_string()) return EmitValue{EmitValue::Kind::text, text->get()};
+    if (const auto* whole = node.as_integer()) return EmitValue{EmitValue::Kind::number, std::to_string(whole->get())};
+    if (const auto* flag = node.as_boolean()) return EmitValue{EmitValue::Kind::boolean, flag->get() ? "true" : "false"};
+    if (const auto* number = node.as_floating_point()) {
+        std::ostringstream out;
+        out << number->get();
+        return EmitValue{EmitValue::Kind::number, out.str()};
+    }
+    if (const auto* array = node.as_array()) {
+        std::string items;
+        for (const toml::node& item : *array) {
+            const auto value = toml_value(item);
+            if (!value || value->kind == EmitValue::Kind::list) return std::nullopt;
+            items += (items.empty() ? "" : " ") + value->text;
+        }
+        return EmitValue{EmitValue::Kind::list, items};
+    }
+    return std::nullopt;
+}
+
+// Tables flattened to dotted keys ([parallelism] tensor_parallel_degree -> parallelism.tensor_parallel_degree).
+void flatten(const toml::table& table, const std::string& prefix, LaunchEntries& out) {
+    for (const auto& [name, node] : table) {
+        const std::string key = prefix + std::string(name.str());
+        if (const auto* inner = node.as_table()) {
+            flatten(*inner, key + ".", out);
+            continue;
+        }
+        const auto value = toml_value(node);
+        if (!value) throw InputError(out.file, key, "expected a text, a number, true/false or a list of them");
+        out.entries.push_back({key, *value});
+    }
+}
+
+}  // namespace
+
+LaunchEntries read_toml_file(const std::filesystem::path& path) {
+    LaunchEntries out{path.string(), {}};
+    toml::table root;
+    try {
+        root = toml::parse(read_text(path), path.string());
+    } catch (const toml::parse_error& e) {
+        const auto& at = e.source().begin;
+        throw InputError(out.file, "", "not valid TOML (line " + std::to_string(at.line) + ", column " + std::to_string(at.column) + "): " +
+                                           std::string(e.description()));
+    }
+    flatten(root, "", out);
     return out;
 }
 
