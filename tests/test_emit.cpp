@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -45,11 +47,20 @@ std::set<std::string> keys_with_source(const std::string& framework) {
     return keys;
 }
 
-// Each emitted line's flag or key is one the data file names with its source.
-void check_names_in_data(const std::vector<std::string>& lines, const std::string& framework, bool yaml) {
+// Each emitted line's flag or key is one the data file names with its source (a TOML key is its
+// [section] and name joined by '.').
+enum class Syntax { arguments, yaml, toml };
+void check_names_in_data(const std::vector<std::string>& lines, const std::string& framework, Syntax syntax) {
     const std::set<std::string> keys = keys_with_source(framework);
+    std::string section;
     for (const std::string& line : lines) {
-        const std::string key = yaml ? line.substr(0, line.find(':')) : line.substr(0, line.find(' '));
+        if (syntax == Syntax::toml && line.front() == '[') {
+            section = line.substr(1, line.size() - 2) + ".";
+            continue;
+        }
+        const std::string key = syntax == Syntax::yaml   ? line.substr(0, line.find(':'))
+                                : syntax == Syntax::toml ? section + line.substr(0, line.find(' '))
+                                                         : line.substr(0, line.find(' '));
         CAPTURE(line);
         CHECK(keys.count(key) == 1);
     }
@@ -78,7 +89,7 @@ TEST_CASE("emit megatron: llama3-70b on 64 H100s, tp 8 pp 2 vpp 4 dp 4, sequence
         "--overlap-param-gather", "--bf16"};
     const auto lines = setting_lines(result.out);
     CHECK(lines == expected);
-    check_names_in_data(lines, "megatron", false);
+    check_names_in_data(lines, "megatron", Syntax::arguments);
     // The header names the model, the hardware, Ridgeline's version and the predicted figures.
     CHECK(result.out.find("# Megatron-Core configuration written by ridgeline ") == 0);
     CHECK(result.out.find("llama3-70b on 64 x h100-sxm (dgx-h100)") != std::string::npos);
@@ -97,7 +108,7 @@ TEST_CASE("emit megatron: an uneven split gives the first and last stages their 
         "--decoder-first-pipeline-num-layers 9", "--decoder-last-pipeline-num-layers 11", "--micro-batch-size 1",
         "--global-batch-size 64", "--use-distributed-optimizer", "--bf16"};
     CHECK(lines == expected);
-    check_names_in_data(lines, "megatron", false);
+    check_names_in_data(lines, "megatron", Syntax::arguments);
 }
 
 TEST_CASE("emit maxtext: llama3-70b on a 512-chip TPU v5p slice, fsdp 64 x tensor 8, full remat") {
@@ -113,7 +124,7 @@ TEST_CASE("emit maxtext: llama3-70b on a 512-chip TPU v5p slice, fsdp 64 x tenso
         "remat_policy: \"full\"", "dtype: \"bfloat16\"", "quantization: \"\""};
     const auto lines = setting_lines(result.out);
     CHECK(lines == expected);
-    check_names_in_data(lines, "maxtext", true);
+    check_names_in_data(lines, "maxtext", Syntax::yaml);
     CHECK(result.out.find("tpu-v5p") != std::string::npos);
 }
 
@@ -141,9 +152,65 @@ TEST_CASE("emit vllm: llama3-70b on 8 H100s, tp 4 x 2 replicas, fp8 KV cache") {
         "--max-num-batched-tokens 2048", "--max-model-len 2560", "--kv-cache-dtype fp8", "--dtype bfloat16"};
     const auto lines = setting_lines(result.out);
     CHECK(lines == expected);
-    check_names_in_data(lines, "vllm", false);
+    check_names_in_data(lines, "vllm", Syntax::arguments);
     CHECK(result.out.find("predicted: TTFT ") != std::string::npos);
     CHECK(result.out.find("TPOT ") != std::string::npos);
+}
+
+TEST_CASE("emit torchtitan: llama3.1-70b on 64 H100s, FSDP 8 x TP 8, full recompute, a TOML file Python's tomllib reads") {
+    const auto result = emitted(
+        "train --model llama3.1-70b --hardware dgx-h100 --chips 64 --fsdp 8 --tp 8 --sp --recompute full --stack torchtitan --emit torchtitan");
+    // 64 / 8 = 8 data-parallel ranks, all sharded (dp_shard 8, no replicas); the default batch of a
+    // sequence per chip is 64, 8 per rank, no accumulation; bf16: no converters; the torchtitan
+    // stack compiles.
+    const std::vector<std::string> expected = {
+        "[model]", "flavor = \"70B\"", "name = \"llama3\"", "converters = []",
+        "[training]", "seq_len = 8192", "local_batch_size = 8", "global_batch_size = 64",
+        "[parallelism]", "data_parallel_replicate_degree = 1", "data_parallel_shard_degree = 8", "fsdp_reshard_after_forward = \"always\"",
+        "tensor_parallel_degree = 8", "context_parallel_degree = 1", "pipeline_parallel_degree = 1",
+        "[activation_checkpoint]", "mode = \"full\"", "[compile]", "enable = true"};
+    const auto lines = setting_lines(result.out);
+    CHECK(lines == expected);
+    check_names_in_data(lines, "torchtitan", Syntax::toml);
+    CHECK(result.out.find("names checked against torchtitan v0.2.2") != std::string::npos);
+    // torchtitan reads its job file with Python's tomllib: the file parses there to the same values.
+    const auto path = ridgeline::test::scratch_dir("emit") / "fsdp_tp.toml";
+    std::ofstream(path) << result.out;
+    const std::string check = "python3 -c \"import sys, tomllib; c = tomllib.load(open(sys.argv[1], 'rb')); p = c['parallelism']; "
+                              "sys.exit(0 if (p['data_parallel_shard_degree'], p['tensor_parallel_degree'], c['training']['local_batch_size'], "
+                              "c['model']['converters'], c['compile']['enable']) == (8, 8, 8, [], True) else 1)\" " + path.string();
+    CHECK(std::system(check.c_str()) == 0);
+}
+
+TEST_CASE("emit torchtitan: interleaved stages and an uneven split as torchtitan weighs the embedding and the output") {
+    const std::string base = "train --model llama3.1-70b --hardware dgx-h100 --chips 64 --tp 8 --sp --fsdp 2 --recompute torchtitan-op --stack torchtitan ";
+    const auto interleaved = setting_lines(emitted(base + "--pp 4 --vpp 2 --emit torchtitan").out);
+    // 80 layers over 4 ranks x 2 stages: 10 a stage, no weight for the embedding or the output; the
+    // default batch of 64 sequences over 64 / (8 x 4) = 2 data-parallel ranks: 32 per rank, in
+    // micro-batches of 1.
+    for (const char* line : {"pipeline_parallel_schedule = \"Interleaved1F1B\"", "pipeline_parallel_layers_per_stage = 10",
+                             "pipeline_parallel_first_stage_less_layers = 0", "pipeline_parallel_last_stage_less_layers = 0",
+                             "pipeline_parallel_microbatch_size = 1", "local_batch_size = 32", "mode = \"selective\"", "selective_ac_option = \"op\""})
+        CHECK(std::count(interleaved.begin(), interleaved.end(), line) == 1);
+    // 20, 21, 20, 19 is torchtitan's default split of 80 layers over 4 stages: the embedding and
+    // the output weigh a layer each, 82 / 4 = 20 rest 2 on the first two stages: 21-1, 21, 20, 20-1.
+    const auto uneven = setting_lines(emitted(base + "--pp 4 --stage-layers 20,21,20,19 --emit torchtitan").out);
+    for (const char* line : {"pipeline_parallel_schedule = \"1F1B\"", "pipeline_parallel_layers_per_stage = 21",
+                             "pipeline_parallel_first_stage_less_layers = 1", "pipeline_parallel_last_stage_less_layers = 1"})
+        CHECK(std::count(uneven.begin(), uneven.end(), line) == 1);
+}
+
+TEST_CASE("emit trtllm: llama3-70b on 8 H100s, tp 4 x 2 replicas, fp8 KV cache: one server a replica") {
+    const auto result = emitted(
+        "serve --model llama3-70b --hardware dgx-h100 --chips 8 --tp 4 --batch 64 --input-len 2048 --output-len 512 --kv-dtype fp8 "
+        "--emit trtllm");
+    // 64 sequences over 2 replicas: 32 each; a step holds one 2048-token prompt; 2048 + 512 = 2560.
+    const std::vector<std::string> expected = {"--tp_size 4", "--pp_size 1", "--max_batch_size 32", "--max_num_tokens 2048", "--max_seq_len 2560",
+                                               "--kv_cache_dtype fp8"};
+    const auto lines = setting_lines(result.out);
+    CHECK(lines == expected);
+    check_names_in_data(lines, "trtllm", Syntax::arguments);
+    CHECK(result.out.find("run 2 such servers") != std::string::npos);
 }
 
 TEST_CASE("emit from the searches: search train --emit-top 2 writes the two best plans") {
@@ -153,7 +220,7 @@ TEST_CASE("emit from the searches: search train --emit-top 2 writes the two best
     for (std::size_t at = result.out.find("written by ridgeline"); at != std::string::npos; at = result.out.find("written by ridgeline", at + 1))
         ++configurations;
     CHECK(configurations == 2);
-    check_names_in_data(setting_lines(result.out), "megatron", false);
+    check_names_in_data(setting_lines(result.out), "megatron", Syntax::arguments);
 }
 
 TEST_CASE("emit refuses what the framework cannot express, naming --emit and the knob") {
@@ -176,4 +243,12 @@ TEST_CASE("emit refuses what the framework cannot express, naming --emit and the
     expect_refusal("serve --model llama3-8b --hardware dgx-h100 --input-len 128 --output-len 128 --emit megatron", {"--emit", "megatron", "training"});
     expect_refusal("serve --model llama3-8b --hardware dgx-h100 --input-len 128 --output-len 128 --emit vllm --json", {"--emit", "--json"});
     expect_refusal("train " + h100 + "--emit nemo-x", {"--emit", "nemo-x", "megatron"});
+    // torchtitan: optimizer sharding without FSDP2, tensor parallelism without its sequence
+    // parallelism, DeepSeek's DualPipe (torchtitan runs DualPipeV), a TPU.
+    expect_refusal("train " + h100 + "--sp --emit torchtitan", {"--emit", "zero", "--fsdp"});
+    expect_refusal("train " + h100 + "--fsdp 8 --emit torchtitan", {"--emit", "sp"});
+    expect_refusal("train " + h100 + "--sp --fsdp 4 --pp 2 --schedule dualpipe --emit torchtitan", {"--emit", "schedule", "dualpipe"});
+    expect_refusal("train --model llama3-70b --hardware tpu-v5p --chips 512 --fsdp 64 --tp 8 --emit torchtitan", {"--emit", "hardware"});
+    expect_refusal("serve --model mixtral-8x7b --hardware dgx-h100 --chips 8 --tp 2 --ep 2 --batch 4 --input-len 128 --output-len 128 --emit trtllm",
+                   {"--emit", "ep"});
 }

@@ -4,6 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <map>
+#include <utility>
+#include <vector>
 #include <string>
 
 #include "test_support.hpp"
@@ -144,6 +147,101 @@ TEST_CASE("from maxtext: unknown keys, contradictory sizes and malformed YAML ar
     expect_refusal(base + nested, {nested, "ici_fsdp_parallelism"});
     const std::string remat = write_file("remat.yml", "ici_fsdp_parallelism: 8\ndcn_data_parallelism: 1\nremat_policy: save_everything\n");
     expect_refusal(base + remat, {remat, "remat_policy"});
+}
+
+TEST_CASE("from torchtitan: --emit torchtitan reads back to the same plan (FSDP x TP; interleaved pipeline with op-level recompute)") {
+    const std::string base = "--model llama3.1-70b --hardware dgx-h100 --chips 64 --stack torchtitan";
+    check_round_trip(base, "--fsdp 8 --tp 8 --sp --recompute full", "torchtitan", "fsdp_tp.toml");
+    check_round_trip(base, "--fsdp 2 --tp 8 --sp --pp 4 --vpp 2 --recompute torchtitan-op --micro-batch 2 --global-batch-seqs 128", "torchtitan",
+                     "interleaved.toml");
+    check_round_trip("--model mixtral-8x7b --hardware dgx-h100 --chips 64 --stack torchtitan",
+                     "--fsdp 8 --tp 8 --sp --ep 8 --etp 1 --fold-experts --recompute full --precision fp8", "torchtitan", "moe_fp8.toml");
+}
+
+TEST_CASE("from torchtitan: a job file with torchtitan's defaults gives the plan worked by hand") {
+    // 64 GPUs / (tp 8 x pp 4) = 2 sharded data-parallel ranks (dp_shard -1); torchtitan's default
+    // split weighs the embedding and the output a layer each: 82 / 4 stages = 20 rest 2, so
+    // 21 - 1, 21, 20, 20 - 1 = 20, 21, 20, 19 layers; 16 sequences a rank in micro-batches of 2 =
+    // 32 sequences; pipelining: FSDP's "default" keeps the weights after the forward pass; compile
+    // on: the torchtitan stack.
+    const std::string file = write_file("defaults.toml",
+                                        "[job]\ndescription = \"Llama 3 70B training\"\n"
+                                        "[model]\nname = \"llama3\"\nflavor = \"70B\"\nhf_assets_path = \"./assets/hf/Llama-3.1-70B\"\n"
+                                        "[optimizer]\nname = \"AdamW\"\nlr = 1.5e-4\n"
+                                        "[training]\nlocal_batch_size = 16\nseq_len = 8192\nsteps = 1000\n"
+                                        "[parallelism]\ndata_parallel_shard_degree = -1\ntensor_parallel_degree = 8\n"
+                                        "pipeline_parallel_degree = 4\npipeline_parallel_microbatch_size = 2\n"
+                                        "[activation_checkpoint]\nmode = \"full\"\n"
+                                        "[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n");
+    check_reads_as("--model llama3-70b --hardware dgx-h100 --chips 64", "torchtitan", file,
+                   "--tp 8 --sp --pp 4 --fsdp 2 --stage-layers 20,21,20,19 --micro-batch 2 --global-batch-seqs 32 --recompute full "
+                   "--stack torchtitan --reshard-after-forward off");
+}
+
+TEST_CASE("from torchtitan: unknown, contradictory and malformed settings are refused naming the file and the key") {
+    const std::string base = "train --model llama3-8b --hardware dgx-h100 --chips 64 --from torchtitan ";
+    const std::string ac = "[activation_checkpoint]\nmode = \"full\"\n";
+    const std::string unknown = write_file("unknown.toml", ac + "[parallelism]\ntensor_parallel_degree = 8\nuse_magic = true\n");
+    expect_refusal(base + unknown, {unknown, "parallelism.use_magic"});
+    const std::string sizes = write_file("sizes.toml", ac + "[parallelism]\ndata_parallel_shard_degree = 4\ntensor_parallel_degree = 8\n");
+    expect_refusal(base + sizes, {sizes, "parallelism.data_parallel_shard_degree", "--chips says 64"});
+    const std::string layer_ac = write_file("layer_ac.toml", "[parallelism]\ntensor_parallel_degree = 8\n");
+    expect_refusal(base + layer_ac, {layer_ac, "activation_checkpoint.mode", "every second layer"});
+    const std::string async = write_file("async.toml", ac + "[parallelism]\ntensor_parallel_degree = 8\nenable_async_tensor_parallel = true\n");
+    expect_refusal(base + async, {async, "parallelism.enable_async_tensor_parallel", "compile"});
+    const std::string model = write_file("model.toml", ac + "[model]\nname = \"llama3\"\nflavor = \"70B\"\n");
+    expect_refusal(base + model, {model, "model.", "llama3.1-70b", "shape"});
+    const std::string schedule = write_file("schedule.toml", ac + "[parallelism]\npipeline_parallel_degree = 2\npipeline_parallel_schedule = \"ZBVZeroBubble\"\n");
+    expect_refusal(base + schedule, {schedule, "parallelism.pipeline_parallel_schedule"});
+    const std::string malformed = write_file("malformed.toml", "[parallelism\ntensor_parallel_degree = 8\n");
+    expect_refusal(base + malformed, {malformed, "TOML", "line 1"});
+    expect_refusal("train --model llama3-8b --hardware dgx-h100 --from torchtitan " + layer_ac, {"--chips"});
+}
+
+// Every shipped strategy with a plan it fits, through each training framework: what a framework
+// can express reads back to the same report; what it cannot is refused naming --emit.
+TEST_CASE("from: every shipped strategy round-trips through each framework that can express its plan") {
+    struct Case {
+        const char* strategy;
+        const char* flags;
+    };
+    const std::string dense = "--model llama3-8b --hardware dgx-h100 --chips 64 --stack torchtitan --recompute full ";
+    const std::string moe = "--model mixtral-8x7b --hardware dgx-h100 --chips 64 --stack torchtitan --recompute full ";
+    const std::vector<std::pair<std::string, Case>> cases = {
+        {dense, {"dp", "--dp 64 --zero 0"}},
+        {dense, {"fsdp", "--fsdp 64"}},
+        {dense, {"fsdp-tp", "--fsdp 8 --tp 8 --sp"}},
+        {dense, {"megatron-tp", "--tp 8 --zero 0"}},
+        {dense, {"megatron-tp-sp", "--tp 8 --sp --fsdp 8"}},
+        {dense, {"megatron-3d", "--tp 8 --pp 2"}},
+        {dense, {"megatron-3d-sp", "--tp 8 --pp 2 --vpp 2 --sp --fsdp 4"}},
+        {dense, {"megatron-3d-sp-cp-allgather", "--tp 4 --cp 2 --pp 2 --sp --fsdp 4"}},
+        {moe, {"megatron-3d-etp1", "--pp 2 --ep 8 --etp 1 --zero 0"}},
+        {moe, {"megatron-3d-sp-etp1", "--tp 4 --pp 2 --ep 8 --etp 1 --fold-experts --sp"}},
+        {dense, {"zero2", "--zero 2"}},
+        {dense, {"maxtext", "--fsdp 8 --tp 8"}},
+    };
+    std::map<std::string, int> round_trips;
+    for (const auto& [base, c] : cases) {
+        for (const char* framework : {"megatron", "maxtext", "torchtitan"}) {
+            const std::string job = base + "--strategy " + c.strategy;
+            const std::string label = std::string(c.strategy) + " through " + framework;
+            CAPTURE(label);
+            const auto emitted = run_ridgeline("train " + job + " " + c.flags + " --emit " + framework);
+            if (emitted.exit_code == 2) {
+                CAPTURE(emitted.err);
+                CHECK(emitted.err.find("--emit") != std::string::npos);
+                continue;
+            }
+            check_round_trip(job, c.flags, framework, std::string(c.strategy) + "." + framework);
+            ++round_trips[c.strategy];
+        }
+    }
+    for (const auto& [base, c] : cases) {
+        const std::string strategy = c.strategy;
+        CAPTURE(strategy);
+        CHECK(round_trips[c.strategy] >= 1);
+    }
 }
 
 TEST_CASE("from: search train fixes what the file fixes and searches the rest") {
