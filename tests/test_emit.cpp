@@ -223,6 +223,15 @@ TEST_CASE("emit from the searches: search train --emit-top 2 writes the two best
     check_names_in_data(setting_lines(result.out), "megatron", Syntax::arguments);
 }
 
+TEST_CASE("emit from a search: plans the framework cannot run are passed over, and none at all is refused naming the knob") {
+    // Tensor parallelism fixed at 2 with sequence parallelism off: torchtitan can run none of them.
+    expect_refusal("search train --model llama3-8b --hardware dgx-h100 --chips 16 --global-batch-tokens 1048576 --tp 2 --sp off --emit torchtitan",
+                   {"--emit", "sp", "none of the search's", "fix that knob"});
+    // Free, the search's best torchtitan can run is written, in torchtitan's rank order.
+    const auto result = emitted("search train --model llama3-8b --hardware dgx-h100 --chips 16 --global-batch-tokens 1048576 --stack torchtitan --emit torchtitan");
+    CHECK(result.out.find("# torchtitan configuration written by ridgeline") != std::string::npos);
+}
+
 TEST_CASE("emit refuses what the framework cannot express, naming --emit and the knob") {
     const std::string h100 = "--model llama3-70b --hardware dgx-h100 --chips 64 --tp 8 ";
     expect_refusal("train " + h100 + "--pp 2 --schedule gpipe --emit megatron", {"--emit", "schedule", "gpipe"});

@@ -149,7 +149,7 @@ TEST_CASE("from maxtext: unknown keys, contradictory sizes and malformed YAML ar
     expect_refusal(base + remat, {remat, "remat_policy"});
 }
 
-TEST_CASE("from torchtitan: --emit torchtitan reads back to the same plan (FSDP x TP; interleaved pipeline with op-level recompute)") {
+TEST_CASE("from torchtitan: --emit torchtitan reads back to the same plan (FSDP x TP, an interleaved pipeline with op-level recompute, MoE in fp8)") {
     const std::string base = "--model llama3.1-70b --hardware dgx-h100 --chips 64 --stack torchtitan";
     check_round_trip(base, "--fsdp 8 --tp 8 --sp --recompute full", "torchtitan", "fsdp_tp.toml");
     check_round_trip(base, "--fsdp 2 --tp 8 --sp --pp 4 --vpp 2 --recompute torchtitan-op --micro-batch 2 --global-batch-seqs 128", "torchtitan",

@@ -11,6 +11,7 @@
 #include "stack/stack_file.hpp"
 #include "core/error.hpp"
 #include "emit/emit.hpp"
+#include "emit/frameworks.hpp"
 #include "from/launch_config.hpp"
 #include "hardware/catalog.hpp"
 #include "io/quantity_text.hpp"
@@ -52,13 +53,29 @@ std::optional<T> given_value(const CLI::App* c, const char* flag, T value) {
     return c->count(flag) > 0 ? std::optional<T>(value) : std::nullopt;
 }
 
-// The plans' configurations for the framework, best first.
+constexpr std::size_t kEmitCandidates = 32;
+
+// The configurations of the `count` best plans the framework can express, best first; plans it
+// cannot (a knob it lacks) are passed over and named in a comment above the first one written.
 std::string emit_plans(const EmitterSpec& spec, const std::vector<report::PlanWithReport>& plans, std::size_t count) {
     if (plans.empty()) throw InputError("--emit", "", "no plan of the search fits: there is nothing to write");
-    std::string text;
-    for (std::size_t i = 0; i < std::min(count, plans.size()); ++i)
-        text += (i == 0 ? "" : "\n") + emit_training(spec, plans[i].plan, plans[i].scenario, plans[i].report);
-    return text;
+    std::string text, skipped;
+    std::optional<InputError> first_refusal;
+    std::size_t written = 0;
+    for (std::size_t i = 0; i < plans.size() && written < count; ++i) {
+        try {
+            text += (written == 0 ? "" : "\n") + emit_training(spec, plans[i].plan, plans[i].scenario, plans[i].report);
+            ++written;
+        } catch (const InputError& refusal) {
+            skipped += "# passed over: the search's plan #" + std::to_string(i + 1) + " (" + refusal.field() + ": " + refusal.detail() + ")\n";
+            if (!first_refusal) first_refusal = refusal;
+        }
+    }
+    if (written == 0)
+        throw InputError("--emit", first_refusal->field(), "none of the search's " + std::to_string(plans.size()) + " best plans can be written for " +
+                                                                spec.name + "; the best: " + first_refusal->detail() +
+                                                                " (fix that knob with its flag to search only plans " + spec.name + " can run)");
+    return skipped + text;
 }
 
 // Across chip counts: the chosen count's best plan.
@@ -167,6 +184,8 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
             launch = read_launch_config(f->from[0], f->from[1], options.data_dir, spec.model, chips);
         }
         spec.fixed = constraints(*f, c, launch ? launch_constraints(*launch) : SearchConstraints{});
+        if (emit && !spec.fixed.placement && !find_emit_framework(emit->name)->rank_order.empty())
+            spec.fixed.placement = find_emit_framework(emit->name)->rank_order;  // plans the framework runs as placed
         spec.fixed.recompute_policies =
             !f->recompute.empty() ? std::vector<RecomputePolicy>{resolve_recompute(f->recompute, options.data_dir, kRequest, "recompute")}
             : launch && launch->recompute
@@ -189,7 +208,8 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         check_moe_dispatch(spec.stack, f->moe_dispatcher, spec.fixed.ep_overlap, kRequest);
         spec.seq_len = launch && launch->seq_len && c->count("--seq-len") == 0 ? *launch->seq_len : f->seq_len;
         spec.precision = launch && launch->precision && c->count("--precision") == 0 ? *launch->precision : *parse_dtype(f->precision);
-        spec.top_k = emit ? std::max(f->top, f->emit.top) : f->top;
+        // Emitting looks further down the ranking for plans the framework can express.
+        spec.top_k = emit ? std::max({f->top, f->emit.top, kEmitCandidates}) : f->top;
         spec.threads = f->threads;
         for (const std::string& name : strategies_needed(spec.fixed)) {
             Strategy strategy = resolve_strategy(name, options.data_dir);

@@ -13,6 +13,10 @@ struct EmitFramework {
     const char* name;
     EmitJob job;
     std::vector<std::string> settings;
+    // The plan axes in the order the framework numbers ranks, innermost first (empty: it lays out
+    // its own mesh); a search that writes for it places its plans so (emit/training_emitters.hpp
+    // refuses any other order).
+    std::vector<std::string> rank_order = {};
 };
 
 // nullptr for a name no emitter is written for.
