@@ -126,6 +126,13 @@ TEST_CASE("emit maxtext: llama3-70b on a 512-chip TPU v5p slice, fsdp 64 x tenso
     CHECK(lines == expected);
     check_names_in_data(lines, "maxtext", Syntax::yaml);
     CHECK(result.out.find("tpu-v5p") != std::string::npos);
+    // MaxText reads its configuration with PyYAML (through OmegaConf): the file parses there to the same values.
+    const auto path = ridgeline::test::scratch_dir("emit") / "fsdp_tp.yml";
+    std::ofstream(path) << result.out;
+    const std::string check = "/usr/bin/python3 -c \"import sys, yaml; c = yaml.safe_load(open(sys.argv[1])); "
+                              "sys.exit(0 if (c['ici_fsdp_parallelism'], c['ici_tensor_parallelism'], c['per_device_batch_size'], c['remat_policy'], "
+                              "c['quantization']) == (64, 8, 1, 'full', '') else 1)\" " + path.string();
+    CHECK(std::system(check.c_str()) == 0);
 }
 
 TEST_CASE("emit maxtext: data parallelism across two slices goes to DCN") {
@@ -176,7 +183,7 @@ TEST_CASE("emit torchtitan: llama3.1-70b on 64 H100s, FSDP 8 x TP 8, full recomp
     // torchtitan reads its job file with Python's tomllib: the file parses there to the same values.
     const auto path = ridgeline::test::scratch_dir("emit") / "fsdp_tp.toml";
     std::ofstream(path) << result.out;
-    const std::string check = "python3 -c \"import sys, tomllib; c = tomllib.load(open(sys.argv[1], 'rb')); p = c['parallelism']; "
+    const std::string check = "/usr/bin/python3 -c \"import sys, tomllib; c = tomllib.load(open(sys.argv[1], 'rb')); p = c['parallelism']; "
                               "sys.exit(0 if (p['data_parallel_shard_degree'], p['tensor_parallel_degree'], c['training']['local_batch_size'], "
                               "c['model']['converters'], c['compile']['enable']) == (8, 8, 8, [], True) else 1)\" " + path.string();
     CHECK(std::system(check.c_str()) == 0);
