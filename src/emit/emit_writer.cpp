@@ -56,6 +56,17 @@ std::vector<std::string> toml_lines(const std::vector<EmitEntry>& entries) {
     return lines;
 }
 
+// Arguments ("--flag value", a true switch bare, a false one left out) or YAML ("key: value").
+std::vector<std::string> flat_lines(const std::vector<EmitEntry>& entries, EmitSyntax syntax) {
+    std::vector<std::string> lines;
+    for (const EmitEntry& e : entries) {
+        if (syntax == EmitSyntax::yaml) lines.push_back(e.key + ": " + typed_value(e.value));
+        else if (e.value.kind != EmitValue::Kind::boolean) lines.push_back(e.key + " " + (e.value.text.empty() ? std::string("''") : e.value.text));
+        else if (e.value.text == "true") lines.push_back(e.key);  // a switch left off is the framework's default
+    }
+    return lines;
+}
+
 }  // namespace
 
 const EmitSetting& EmitWriter::setting(const std::string& id) const {
@@ -106,17 +117,7 @@ std::string EmitWriter::render(const std::vector<std::string>& header) const {
     for (const std::string& line : header) text += "# " + line + "\n";
     for (const EmitDocumentation& doc : spec_.checked_against) text += "# names checked against " + doc.version + ": " + doc.url + "\n";
     for (const std::string& line : notes_) text += "# note: " + line + "\n";
-    std::vector<std::string> lines;
-    if (spec_.syntax == EmitSyntax::toml) lines = toml_lines(entries_);
-    else for (const EmitEntry& e : entries_) {
-        if (spec_.syntax == EmitSyntax::yaml) {
-            lines.push_back(e.key + ": " + typed_value(e.value));
-        } else if (e.value.kind == EmitValue::Kind::boolean) {
-            if (e.value.text == "true") lines.push_back(e.key);  // a switch left off is the framework's default
-        } else {
-            lines.push_back(e.key + " " + (e.value.text.empty() ? std::string("''") : e.value.text));
-        }
-    }
+    const std::vector<std::string> lines = spec_.syntax == EmitSyntax::toml ? toml_lines(entries_) : flat_lines(entries_, spec_.syntax);
     const bool continued = spec_.syntax == EmitSyntax::arguments;
     for (std::size_t i = 0; i < lines.size(); ++i) text += lines[i] + (continued && i + 1 < lines.size() ? " \\\n" : "\n");
     return text;
