@@ -124,7 +124,8 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     parts[index(StepPart::framework)] = l.step_overhead_s;
     double step_s = 0;
     for (const double part_s : parts) step_s += part_s;
-    return step_s;
+    parts[index(StepPart::stragglers)] = step_s * l.straggler_fraction;
+    return step_s + parts[index(StepPart::stragglers)];
 }
 
 }  // namespace ridgeline

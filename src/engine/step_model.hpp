@@ -29,6 +29,7 @@ struct LayoutCosts {
     double logits_s = 0;                             // output layer, forward and backward
     double pipeline_send_s = 0;                      // per micro-batch, forward and back
     double step_overhead_s = 0;                      // the software stack's, once per step
+    double straggler_fraction = 0;                   // of the rest of the step: waiting for the slowest rank
     // Forward times of what a recomputation policy may run again (beside the attention core).
     double norm_fwd_s = 0, activation_fwd_s = 0, mlp_up_fwd_s = 0, mla_up_fwd_s = 0;
     double layers_per_stage = 1;
@@ -69,9 +70,9 @@ struct StepKnobs {
 // The parts of a step, in the order reports list them; they sum to the step time.
 enum class StepPart {
     matmuls, attention, elementwise, launches, recompute, tensor_comm, context_comm, expert_comm,
-    weight_gathers, bubble, pipeline_sends, gradient_sync, optimizer, framework
+    weight_gathers, bubble, pipeline_sends, gradient_sync, optimizer, framework, stragglers
 };
-inline constexpr std::size_t kStepParts = 14;
+inline constexpr std::size_t kStepParts = 15;
 using StepParts = std::array<double, kStepParts>;
 
 struct MemoryBreakdown {

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "engine/elementwise_kernels.hpp"
 #include "engine/roofline.hpp"
+#include "engine/stragglers.hpp"
 
 namespace ridgeline {
 
@@ -231,6 +232,7 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     }
     // Fitted on chips with measured kernels only; an efficiency block fitted on runs holds it already.
     l.step_overhead_s = s_.chip.kernels ? s_.stack.per_step_overhead_s : 0.0;
+    l.straggler_fraction = s_.chip.kernels ? straggler_fraction(d(s_.cluster.chips()), s_.stack.rank_time_cv) : 0.0;
 
     // Pipeline: a micro-batch's activations cross each stage boundary forward and back.
     if (pp > 1) {
@@ -365,6 +367,7 @@ TrainingReport simulate_training(const TrainingScenario& scenario) {
         {"gradient sync (exposed)", part(StepPart::gradient_sync), network(layout.step_level)},
         {"optimizer step", part(StepPart::optimizer), {knobs.offload_optimizer ? Bound::host_link : Bound::memory, ""}},
         {"framework overhead (stack)", part(StepPart::framework), {Bound::latency, ""}},
+        {"waiting for the slowest rank", part(StepPart::stragglers), {Bound::latency, ""}},
     };
     double largest = -1;
     for (const auto& c : report.components)

@@ -26,6 +26,9 @@ struct Stack {
     bool fp8_output_layer = false;    // under fp8 the output layer's GEMMs run in fp8 too (none of the shipped stacks)
     double per_step_overhead_s = 0;   // fitted: once per optimizer step (host work, synchronisation)
     double layer_overhead_fraction = 0;  // fitted: of each layer's compute (launch gaps, framework work)
+    // fitted: how much one rank's step time varies from step to step (coefficient of variation);
+    // every rank waits for the slowest (engine/stragglers.hpp).
+    double rank_time_cv = 0;
     std::string fitted_origin;           // where the fitted parameters come from
     // MoE token dispatchers the stack offers ("alltoall": NCCL AllToAll; "deepep": DeepEP's
     // node-deduplicated kernels), and whether it can hide the expert AllToAll under another

@@ -40,6 +40,8 @@ Stack load_stack_file(const std::filesystem::path& path) {
     stack.per_step_overhead_s = fitted.non_negative_number("per_step_overhead_s");
     stack.layer_overhead_fraction = fitted.non_negative_number("layer_overhead_fraction");
     if (stack.layer_overhead_fraction > 1.0) fitted.fail("layer_overhead_fraction", "expected at most 1 (a layer's compute again)");
+    stack.rank_time_cv = fitted.non_negative_number("rank_time_cv");
+    if (stack.rank_time_cv > 0.5) fitted.fail("rank_time_cv", "expected at most 0.5 (ranks' step times varying by half of it)");
     fitted.finish();
     root.allow("notes");
     root.finish();
