@@ -1,0 +1,81 @@
+// Stragglers: synchronous training waits for the slowest rank. The expected maximum of N standard
+// normals is checked against Harter's published table (1961, "Expected values of normal order
+// statistics", Biometrika 48); the step's share is worked by hand from the report's own parts.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/stragglers.hpp"
+#include "test_support.hpp"
+
+using namespace ridgeline;
+
+namespace {
+
+// megatron-core's stack file with its ranks' step times varying by `cv`.
+std::string stack_with_cv(double cv) {
+    nlohmann::json stack = test::read_json(test::source_dir() / "stacks" / "megatron-core.json");
+    stack["name"] = "megatron-core-cv";
+    stack["aliases"] = nlohmann::json::array();
+    stack["fitted"]["rank_time_cv"] = cv;
+    const auto path = test::scratch_dir("stragglers") / ("cv" + std::to_string(cv) + ".json");
+    std::ofstream(path) << stack.dump();
+    return path.string();
+}
+
+nlohmann::json train(const std::string& arguments) {
+    const auto result = test::run_ridgeline("train " + arguments + " --json");
+    CAPTURE(result.err);
+    REQUIRE(result.exit_code == 0);
+    return nlohmann::json::parse(result.out);
+}
+
+double part_s(const nlohmann::json& report, const std::string& name) {
+    for (const auto& part : report.at("breakdown"))
+        if (part.at("name") == name) return part.at("time_s").get<double>();
+    FAIL("no part " << name);
+    return 0;
+}
+
+}  // namespace
+
+TEST_CASE("stragglers: the expected maximum of N standard normals, against Harter's table") {
+    CHECK(expected_max_standard_normal(1) == 0.0);
+    CHECK(expected_max_standard_normal(2) == doctest::Approx(1.0 / std::sqrt(M_PI)).epsilon(1e-5));  // exactly 1/sqrt(pi)
+    CHECK(expected_max_standard_normal(10) == doctest::Approx(1.53875).epsilon(1e-5));
+    CHECK(expected_max_standard_normal(100) == doctest::Approx(2.50759).epsilon(1e-5));
+    CHECK(expected_max_standard_normal(1000) == doctest::Approx(3.24144).epsilon(1e-5));
+    CHECK(straggler_fraction(1000, 0.02) == doctest::Approx(0.02 * 3.24144).epsilon(1e-5));
+    CHECK(straggler_fraction(1000, 0) == 0.0);
+}
+
+TEST_CASE("stragglers: the step waits cv x E[max of N] of the rest, and only that") {
+    const std::string job = "--model llama3-70b --hardware dgx-h100 --chips 1000 --tp 8 --pp 5 --global-batch-seqs 2000 ";
+    const nlohmann::json still = train(job + "--stack " + stack_with_cv(0.0));
+    const nlohmann::json varying = train(job + "--stack " + stack_with_cv(0.02));
+    CHECK(part_s(still, "waiting for the slowest rank") == 0.0);
+    // 1,000 ranks: E[max] = 3.24144 (Harter's table); the rest of the step is what the report
+    // without variation shows.
+    const double rest_s = still.at("step_time_s").get<double>();
+    const double wait_s = part_s(varying, "waiting for the slowest rank");
+    CHECK(wait_s == doctest::Approx(0.02 * 3.24144 * rest_s).epsilon(1e-5));
+    CHECK(varying.at("step_time_s").get<double>() == doctest::Approx(rest_s + wait_s).epsilon(1e-12));
+}
+
+TEST_CASE("stragglers: at a fixed batch per chip, MFU never rises with the chip count") {
+    const std::string stack = stack_with_cv(0.02);
+    double previous_mfu = 1.0;
+    for (int chips = 256; chips <= 16384; chips *= 2) {
+        // tp 8, pp 4: 32 chips a replica, 8 sequences per replica.
+        const nlohmann::json report = train("--model llama3-70b --hardware dgx-h100 --chips " + std::to_string(chips) +
+                                            " --tp 8 --pp 4 --global-batch-seqs " + std::to_string(chips / 4) + " --stack " + stack);
+        const double mfu = report.at("mfu").get<double>();
+        CAPTURE(chips);
+        CHECK(mfu <= previous_mfu);
+        previous_mfu = mfu;
+    }
+}
