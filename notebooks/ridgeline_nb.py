@@ -1,12 +1,12 @@
-"""Shared helpers for the notebooks: run Ridgeline with --json, keep the figures.
+"""Shared helpers for the notebooks: Ridgeline's Python package, and keeping the figures.
 
-Every notebook asks its question through the `ridgeline` binary and plots the JSON it prints, so
-the pictures always show what the tool computes. RIDGELINE_BIN names the binary (default:
-build/ridgeline beside this folder); RIDGELINE_FIGURES names the folder the PNG files go to.
+Every notebook asks its question through `import ridgeline` (as `rl`) and plots the dictionaries
+it returns, the same documents the binary's --json prints, so the pictures always show what the
+tool computes. RIDGELINE_BIN names the build's binary, whose folder holds the package in python/
+(default: build/ridgeline beside this folder); RIDGELINE_FIGURES names the folder the PNG files go to.
 """
-import json
 import os
-import subprocess
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -17,15 +17,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 BINARY = Path(os.environ.get("RIDGELINE_BIN", ROOT / "build" / "ridgeline"))
 FIGURES = Path(os.environ.get("RIDGELINE_FIGURES", ROOT / "build" / "notebooks" / "figures"))
-
-
-def ridgeline(*args):
-    """Runs `ridgeline ARGS --json` and returns the parsed document (raises with stderr on failure)."""
-    command = [str(BINARY), *[str(a) for a in args], "--json"]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()}")
-    return json.loads(done.stdout)
+sys.path.insert(0, str(BINARY.resolve().parent / "python"))
+import ridgeline as rl  # noqa: E402
 
 
 def save(fig, name, caption):

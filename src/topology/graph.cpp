@@ -288,33 +288,39 @@ double TopologyGraph::ring_max_link_load(const std::vector<std::int64_t>& ring) 
 AllPairsRouting TopologyGraph::all_pairs_routing() const {
     const std::size_t n = boost::num_vertices(impl_->graph);
     const std::int64_t chips = impl_->chip_count;
-    // Each worker routes every chip's messages from the sources it takes, into loads of its own.
+    // The sources fall into a fixed number of blocks, each routed into loads of its own and summed in
+    // block order: the same sums on any number of cores. Workers take the blocks as they come.
     struct Partial {
         std::vector<double> load;
         std::int64_t diameter = 0;
         double total_hops = 0;
     };
-    const auto workers = static_cast<std::int64_t>(std::clamp(std::thread::hardware_concurrency(), 1U, 16U));
-    std::vector<Partial> partials(static_cast<std::size_t>(std::min(workers, std::max<std::int64_t>(chips, 1))));
-    std::atomic<std::int64_t> next_source{0};
-    const auto work = [&](Partial& partial) {
-        partial.load.assign(impl_->directed_edges, 0.0);
+    constexpr std::int64_t kBlocks = 16;
+    const std::int64_t blocks = std::min(kBlocks, std::max<std::int64_t>(chips, 1));
+    std::vector<Partial> partials(static_cast<std::size_t>(blocks));
+    std::atomic<std::int64_t> next_block{0};
+    const auto work = [&] {
         std::vector<double> demand(n, 0.0);
-        for (std::int64_t source = next_source++; source < chips; source = next_source++) {
-            for (std::int64_t chip = 0; chip < chips; ++chip) demand[static_cast<std::size_t>(chip)] = chip != source ? 1.0 : 0.0;
-            const auto tree = impl_->bfs(static_cast<Vertex>(source));
-            impl_->route(tree, demand, partial.load);
-            for (std::int64_t chip = 0; chip < chips; ++chip) {
-                const std::int64_t hops = tree.distance[static_cast<std::size_t>(chip)];
-                if (hops < 0) continue;  // unreachable: the summary reports the graph disconnected
-                partial.diameter = std::max(partial.diameter, hops);
-                partial.total_hops += d(hops);
+        for (std::int64_t block = next_block++; block < blocks; block = next_block++) {
+            Partial& partial = partials[static_cast<std::size_t>(block)];
+            partial.load.assign(impl_->directed_edges, 0.0);
+            for (std::int64_t source = block * chips / blocks; source < (block + 1) * chips / blocks; ++source) {
+                for (std::int64_t chip = 0; chip < chips; ++chip) demand[static_cast<std::size_t>(chip)] = chip != source ? 1.0 : 0.0;
+                const auto tree = impl_->bfs(static_cast<Vertex>(source));
+                impl_->route(tree, demand, partial.load);
+                for (std::int64_t chip = 0; chip < chips; ++chip) {
+                    const std::int64_t hops = tree.distance[static_cast<std::size_t>(chip)];
+                    if (hops < 0) continue;  // unreachable: the summary reports the graph disconnected
+                    partial.diameter = std::max(partial.diameter, hops);
+                    partial.total_hops += d(hops);
+                }
             }
         }
     };
+    const auto workers = static_cast<std::int64_t>(std::clamp(std::thread::hardware_concurrency(), 1U, 16U));
     std::vector<std::thread> threads;
-    for (std::size_t t = 1; t < partials.size(); ++t) threads.emplace_back(work, std::ref(partials[t]));
-    work(partials[0]);
+    for (std::int64_t t = 1; t < std::min(workers, blocks); ++t) threads.emplace_back(work);
+    work();
     for (auto& thread : threads) thread.join();
 
     AllPairsRouting result;
