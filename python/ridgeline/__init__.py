@@ -9,6 +9,7 @@ command's ``--json`` prints. Bad input raises ``ridgeline.InputError`` with the 
 message; an unknown keyword raises ``TypeError``. Each function's docstring is the command's
 ``--help``.
 """
+import functools
 import json
 
 from . import _core
@@ -31,8 +32,14 @@ def _text(name, value):
     return repr(value) if isinstance(value, float) else str(value)
 
 
+@functools.lru_cache(maxsize=None)
+def _options(path):
+    """The command's flags by keyword (asked of the command tree once per command)."""
+    return {_key(name): (name, kind, most, repeats) for name, kind, most, repeats in _core.options(list(path))}
+
+
 def _arguments(function, path, kwargs):
-    options = {_key(name): (name, kind, most, repeats) for name, kind, most, repeats in _core.options(path)}
+    options = _options(tuple(path))
     unknown = sorted(k for k in kwargs if k not in options)
     if unknown:
         raise TypeError("%s() got unexpected keyword argument%s %s (it takes: %s)" % (
