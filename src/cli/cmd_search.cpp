@@ -4,6 +4,7 @@
 #include "app/search_train.hpp"
 #include "cli/commands.hpp"
 #include "cli/emit_flags.hpp"
+#include "cli/html_flag.hpp"
 #include "cli/operations_flags.hpp"
 #include "cli/progress.hpp"
 #include "cli/switches.hpp"
@@ -32,6 +33,7 @@ struct Flags {
     std::size_t top = 5;
     unsigned threads = 0;
     bool json = false, progress = false;
+    HtmlTarget html;
     OperationsFlags operations;
     WhatIfFlags what_if;
     // Fixed knobs (searched when not given).
@@ -164,11 +166,13 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     add_what_if_flags(*c, f->what_if);
     add_memory_margin_flag(*c, f->what_if);
     add_emit_flags(*c, f->emit, EmitJob::training, true);
+    add_html_flag(*c, f->html, "the Pareto front with the chosen plan, the rejections; across chip counts, the scaling curve");
     c->add_option("--from", f->from, "FRAMEWORK FILE: fix what an existing launch configuration fixes (megatron arguments, a maxtext YAML) "
                                       "and search the rest; flags given as well override it")
         ->expected(2);
     c->callback([f, c, &options] {
         const auto emit = emit_spec(*c, f->emit, f->json, options.data_dir);
+        f->html.check();
         TrainSearchSpec spec;
         if (f->hardware.empty() && f->topology.empty())
             throw InputError("--hardware", "", "required (a system or chip such as dgx-h100 or tpu-v5p), or give --topology");
@@ -246,7 +250,9 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
                 std::cout << emit_chosen(*emit, deadline, f->emit.top);
                 return;
             }
-            std::cout << with_settings(applied, f->json, f->json ? report::scaling_json(deadline) : report::scaling_table(deadline)) << "\n";
+            const std::string json = f->json || f->html.wanted() ? report::scaling_json(deadline) : "";
+            f->html.write(json);
+            std::cout << with_settings(applied, f->json, f->json ? json : report::scaling_table(deadline)) << "\n";
             return;
         }
         if (request.chip_counts.size() == 1) {
@@ -261,8 +267,9 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
                 std::cout << emit_plans(*emit, outcome.top, f->emit.top);
                 return;
             }
-            std::cout << with_settings(applied, f->json, f->json ? report::train_search_json(outcome) : report::train_search_table(outcome))
-                      << "\n";
+            const std::string json = f->json || f->html.wanted() ? report::train_search_json(outcome) : "";
+            f->html.write(json);
+            std::cout << with_settings(applied, f->json, f->json ? json : report::train_search_table(outcome)) << "\n";
             return;
         }
         const report::ScalingOutcome scaling = app::search_train_scaling(request);
@@ -270,7 +277,9 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
             std::cout << emit_chosen(*emit, scaling, f->emit.top);
             return;
         }
-        std::cout << with_settings(applied, f->json, f->json ? report::scaling_json(scaling) : report::scaling_table(scaling)) << "\n";
+        const std::string json = f->json || f->html.wanted() ? report::scaling_json(scaling) : "";
+        f->html.write(json);
+        std::cout << with_settings(applied, f->json, f->json ? json : report::scaling_table(scaling)) << "\n";
     });
 }
 

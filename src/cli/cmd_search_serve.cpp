@@ -2,6 +2,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/emit_flags.hpp"
+#include "cli/html_flag.hpp"
 #include "cli/what_if.hpp"
 #include "core/error.hpp"
 #include "emit/emit.hpp"
@@ -19,6 +20,7 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
         std::size_t top = 10;
         std::int64_t max_batch = 512;
         bool json = false;
+        HtmlTarget html;
         std::string stack;
         EmitFlags emit;
     };
@@ -41,8 +43,10 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
     add_what_if_flags(*c, f->what_if);
     add_memory_margin_flag(*c, f->what_if);
     add_emit_flags(*c, f->emit, EmitJob::serving, true);
+    add_html_flag(*c, f->html, "the Pareto front meeting the SLO, the chosen configuration");
     c->callback([f, c, &options] {
         const auto emit = emit_spec(*c, f->emit, f->json, options.data_dir);
+        f->html.check();
         ServeSearchSpace space;
         static_cast<ServedModel&>(space) = load_served_model(f->model, f->hardware, options.data_dir, f->stack);
         const auto applied = apply_what_if(space.hardware, f->what_if);
@@ -72,9 +76,9 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
             }
             return;
         }
-        std::cout << with_settings(applied, f->json,
-                                   f->json ? report::serve_search_json(space, result) : report::serve_search_table(space, result))
-                  << "\n";
+        const std::string json = f->json || f->html.wanted() ? report::serve_search_json(space, result) : "";
+        f->html.write(json);
+        std::cout << with_settings(applied, f->json, f->json ? json : report::serve_search_table(space, result)) << "\n";
     });
 }
 

@@ -2,6 +2,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/emit_flags.hpp"
+#include "cli/html_flag.hpp"
 #include "cli/what_if.hpp"
 #include "cli/operations_flags.hpp"
 #include "core/error.hpp"
@@ -20,6 +21,7 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         double input_len = 0, output_len = 0, requests_per_s = 0, acceptance = 0;
         std::int64_t draft_tokens = 0;
         bool json = false;
+        HtmlTarget html;
         std::string stack;
         OperationsFlags power;
         EmitFlags emit;
@@ -48,11 +50,13 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--stack", f->stack, "serving stack (stacks/*.json; default: vllm on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve/1)");
     add_emit_flags(*c, f->emit, EmitJob::serving, false);
+    add_html_flag(*c, f->html, "with a --batch range, the latency-throughput curve and its critical batch");
     add_power_flags(*c, f->power);  // energy per million output tokens
     add_what_if_flags(*c, f->what_if);
     add_memory_margin_flag(*c, f->what_if);
     c->callback([f, c, &options] {
         const auto emit = emit_spec(*c, f->emit, f->json, options.data_dir);
+        f->html.check();
         ServingSetup setup;
         static_cast<ServedModel&>(setup) = load_served_model(f->model, f->hardware, options.data_dir, f->stack);
         const auto applied = apply_what_if(setup.hardware, f->what_if);
@@ -97,9 +101,9 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         energy.kernel_share = serving_kernel_share(report, scenario.output_len);
         energy.energy = facility_energy(scenario.chip, setup.hardware, static_cast<double>(scenario.cluster.chips()), energy.kernel_share,
                                         report.output_tokens_per_s, operations_overrides(*c, f->power), energy.notes);
-        std::cout << with_settings(applied, f->json,
-                                   f->json ? report::serve_json(scenario, report, extras) : report::serve_table(scenario, report, extras))
-                  << "\n";
+        const std::string json = f->json || f->html.wanted() ? report::serve_json(scenario, report, extras) : "";
+        f->html.write(json);
+        std::cout << with_settings(applied, f->json, f->json ? json : report::serve_table(scenario, report, extras)) << "\n";
     });
 }
 

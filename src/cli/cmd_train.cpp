@@ -2,6 +2,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/emit_flags.hpp"
+#include "cli/html_flag.hpp"
 #include "cli/operations_flags.hpp"
 #include "cli/switches.hpp"
 #include "cli/what_if.hpp"
@@ -30,6 +31,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         std::string reshard, fold, sp, offload, tp_overlap, ep_overlap, overlap;  // switches: "", "on" or "off"
         std::vector<std::int64_t> stage_layers;
         bool no_overlap = false, json = false;
+        HtmlTarget html;
         std::string scenario, topology, placement, stack;
         OperationsFlags operations;
         WhatIfFlags what_if;
@@ -82,12 +84,14 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--stack", f->stack, "software stack (stacks/*.json; default: megatron-core on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.train/1)");
     add_emit_flags(*c, f->emit, EmitJob::training, false);
+    add_html_flag(*c, f->html, "the step by component and bound, memory per chip against capacity");
     c->add_option("--from", f->from, "FRAMEWORK FILE: the plan of an existing launch configuration (megatron: a file of Megatron-LM arguments; "
                                       "maxtext: a YAML override); flags given as well override it")
         ->expected(2);
     c->callback([f, c, &options] {
         const auto given = [c](const char* flag) { return c->count(flag) > 0; };
         const auto emit = emit_spec(*c, f->emit, f->json, options.data_dir);
+        f->html.check();
         TrainingSetup setup;
         double train_tokens = f->train_tokens;
         const bool from = given("--from");
@@ -167,17 +171,18 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
             std::cout << emit_training(*emit, setup.plan, scenario, report);
             return;
         }
+        const bool document = f->json || f->html.wanted();
         if (train_tokens <= 0) {
-            std::cout << with_settings(applied, f->json,
-                                       f->json ? report::training_json(scenario, report, 0) : report::training_table(scenario, report, 0))
-                      << "\n";
+            const std::string json = document ? report::training_json(scenario, report, 0) : "";
+            f->html.write(json);
+            std::cout << with_settings(applied, f->json, f->json ? json : report::training_table(scenario, report, 0)) << "\n";
             return;
         }
         const RunOutlook outlook = run_outlook(scenario, report, setup.hardware, train_tokens, operations_overrides(*c, f->operations));
+        const std::string json = document ? report::training_outlook_json(scenario, report, outlook) : "";
+        f->html.write(json);
         std::cout << with_settings(applied, f->json,
-                                   f->json ? report::training_outlook_json(scenario, report, outlook)
-                                           : report::training_table(scenario, report, train_tokens) + "\n" +
-                                                 report::outlook_table(scenario, outlook))
+                                   f->json ? json : report::training_table(scenario, report, train_tokens) + "\n" + report::outlook_table(scenario, outlook))
                   << "\n";
     });
 }

@@ -1,6 +1,8 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/html_flag.hpp"
+#include "core/error.hpp"
 #include "cli/progress.hpp"
 #include "report/reports.hpp"
 #include "report/search_reports.hpp"
@@ -14,6 +16,7 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
         std::string file, source;
         bool json = false, compare_published = false, progress = false;
         unsigned threads = 0;
+        HtmlTarget html;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = app.add_subcommand("validate", "predict published runs (run-record files) and compare with what they measured");
@@ -24,7 +27,10 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--source", f->source, "only records whose source key contains this text");
     c->add_option("--threads", f->threads, "search threads (default: all cores)")->check(CLI::Range(1U, 1024U));
     add_progress_flag(*c, f->progress);
+    add_html_flag(*c, f->html, "predicted against measured, by source");
     c->callback([f, &options] {
+        f->html.check();
+        if (f->compare_published && f->html.wanted()) throw InputError("--html", "", "no page is drawn for --compare-published");
         if (f->compare_published) {
             const auto comparisons = compare_published(load_run_records(f->file), options.data_dir, f->source, f->threads);
             std::cout << (f->json ? report::comparison_json(comparisons) + "\n" : report::comparison_table(comparisons));
@@ -37,7 +43,9 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
         };
         const ValidationResult result = validate_records(load_run_records(f->file), options.data_dir, progress);
         line.finish();
-        std::cout << (f->json ? report::validation_json(result) + "\n" : report::validation_table(result));
+        const std::string json = f->json || f->html.wanted() ? report::validation_json(result) : "";
+        f->html.write(json);
+        std::cout << (f->json ? json + "\n" : report::validation_table(result));
     });
 }
 
