@@ -96,6 +96,10 @@ def main():
             continue
         expected = marks(json.loads(done.stdout))
         text = open(page).read()
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = os.stat(page).st_mode & 0o777
+        check(mode == 0o666 & ~umask, "%s: mode %o, expected %o (shareable, as a plain open makes it)" % (name, mode, 0o666 & ~umask))
         check(len(text.encode()) <= 1_000_000, "%s: %d bytes, over 1 MB" % (name, len(text.encode())))
         # Self-contained: nothing to fetch (the SVG namespace is a name, not a fetch) and no scripts.
         fetched = [u for u in re.findall(r'(?:src|href)\s*=\s*"([^"]+)"', text)]

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/error.hpp"
@@ -47,6 +48,18 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
         throw InputError(origin, "", "cannot create a temporary file in " + folder.string() + ": " + cause(error));
     }
     Temporary temporary(name.data());
+    // mkostemp makes the file private (0600); the result gets what a plain open would have given:
+    // the mode of the file it replaces, or 0666 less the umask.
+    struct stat existing {};
+    mode_t mode = 0;
+    if (::stat(path.c_str(), &existing) == 0) {
+        mode = existing.st_mode & 07777;
+    } else {
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        mode = 0666 & ~mask;
+    }
+    (void)::fchmod(fd, mode);
     std::size_t written = 0;
     while (written < text.size()) {
         const ssize_t n = ::write(fd, text.data() + written, text.size() - written);

@@ -1,5 +1,6 @@
 #include "report/html/html_report.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
