@@ -36,7 +36,8 @@ def render(page, png):
     return done.stdout, done.stderr + shot.stderr
 
 
-# (name, command, marks expected in each chart, worked out from the --json document)
+# (name, rings expected (the chosen plan, the critical batch), command, marks expected in each chart;
+# both worked out from the --json document)
 def train_marks(d):
     return [sum(1 for p in d["breakdown"] if p["time_s"] > 0), 6]  # the parts; five memory parts and the total
 
@@ -63,16 +64,16 @@ def validation_marks(d):
 
 
 CASES = [
-    ("train", ["train", "--model", "llama3-70b", "--hardware", "dgx-h100", "--chips", "64", "--tp", "8", "--pp", "2"], train_marks),
-    ("serve", ["serve", "--model", "llama3-8b", "--hardware", "dgx-h100", "--chips", "8", "--tp", "2", "--batch", "1..256", "--input-len", "1024",
+    ("train", lambda d: 0, ["train", "--model", "llama3-70b", "--hardware", "dgx-h100", "--chips", "64", "--tp", "8", "--pp", "2"], train_marks),
+    ("serve", lambda d: int(d["curve"]["critical_batch_seqs"] in [p["batch_seqs"] for p in d["curve"]["points"]]), ["serve", "--model", "llama3-8b", "--hardware", "dgx-h100", "--chips", "8", "--tp", "8", "--batch", "1..4096", "--input-len", "1024",
                "--output-len", "256"], serve_marks),
-    ("search-train", ["search", "train", "--model", "llama3-8b", "--hardware", "dgx-h100", "--chips", "16", "--global-batch-tokens",
+    ("search-train", lambda d: 1, ["search", "train", "--model", "llama3-8b", "--hardware", "dgx-h100", "--chips", "16", "--global-batch-tokens",
                       "1048576"], search_marks),
-    ("search-scaling", ["search", "train", "--model", "llama3-8b", "--hardware", "dgx-h100", "--chips", "16..128", "--global-batch-tokens",
+    ("search-scaling", lambda d: 1, ["search", "train", "--model", "llama3-8b", "--hardware", "dgx-h100", "--chips", "16..128", "--global-batch-tokens",
                         "1048576", "--train-tokens", "1e11"], scaling_marks),
-    ("search-serve", ["search", "serve", "--model", "llama3-8b", "--hardware", "dgx-h100", "--chips", "8", "--input-len", "1024", "--output-len",
+    ("search-serve", lambda d: 1, ["search", "serve", "--model", "llama3-8b", "--hardware", "dgx-h100", "--chips", "8", "--input-len", "1024", "--output-len",
                       "256", "--slo-ttft-ms", "500", "--slo-tpot-ms", "50"], serve_search_marks),
-    ("validate", ["validate", RUNS], validation_marks),
+    ("validate", lambda d: 0, ["validate", RUNS], validation_marks),
 ]
 
 
@@ -88,13 +89,14 @@ def main():
             failed += 1
             print("FAIL", what)
 
-    for name, command, marks in CASES:
+    for name, rings_expected, command, marks in CASES:
         page = os.path.join(out, name + ".html")
         done = subprocess.run([RIDGELINE, *command, "--json", "--html", page], capture_output=True, text=True)
         check(done.returncode == 0, "%s: exit %d %s" % (name, done.returncode, done.stderr))
         if done.returncode != 0:
             continue
-        expected = marks(json.loads(done.stdout))
+        document = json.loads(done.stdout)
+        expected = marks(document)
         text = open(page).read()
         umask = os.umask(0)
         os.umask(umask)
@@ -110,6 +112,8 @@ def main():
         charts = re.findall(r"<svg\b.*?</svg>", dom, flags=re.S)
         drawn = [len(re.findall(r'class="mark"', chart)) for chart in charts]
         check(drawn == expected, "%s: marks per chart %s, expected %s" % (name, drawn, expected))
+        rings = len(re.findall(r'class="highlight"', dom))
+        check(rings == rings_expected(document), "%s: %d rings, expected %d" % (name, rings, rings_expected(document)))
         png = os.path.join(out, name + ".png")
         check(os.path.exists(png) and os.path.getsize(png) > 10_000, "%s: no screenshot" % name)
         print("ok  %s: %d charts, marks %s, %d bytes, %s" % (name, len(charts), drawn, len(text.encode()), png))

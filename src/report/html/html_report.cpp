@@ -37,7 +37,7 @@ std::string text(const json& value) {
     if (value.is_null()) return "-";
     if (value.is_number_float()) {
         const double v = value.get<double>();
-        if (std::fabs(v) >= 1e5) return report::si(v);
+        if (std::fabs(v) >= 1e4) return report::si(v);
         if (v == std::floor(v)) return std::to_string(static_cast<long long>(v));
         char buffer[32];
         std::snprintf(buffer, sizeof buffer, "%.4g", v);
@@ -252,8 +252,9 @@ void search_serve_page(const json& d, Page& page) {
     PlotSeries front{"Pareto front", "#1f78b4", {}, true, false};
     for (const json& p : d.at("pareto")) front.points.push_back({number(p, "tokens_per_s_per_user"), number(p, "output_tokens_per_s_per_chip")});
     std::optional<std::pair<double, double>> chosen;
-    if (d.contains("best") && d.at("best").is_object())
-        chosen = std::pair<double, double>{number(d.at("best"), "tokens_per_s_per_user"), number(d.at("best"), "output_tokens_per_s_per_chip")};
+    const json best = d.value("best", json());  // the best configurations, first the one chosen
+    if (best.is_array() && !best.empty())
+        chosen = std::pair<double, double>{number(best.front(), "tokens_per_s_per_user"), number(best.front(), "output_tokens_per_s_per_chip")};
     page.facts({{"configurations evaluated", text(d.value("evaluated", json()))}, {"meeting the SLO", text(d.value("meeting_slo", json()))}});
     page.section("Throughput against latency");
     page.figure(Plot{"The Pareto front of the configurations meeting the SLO", {"output tokens/s per user", false},
