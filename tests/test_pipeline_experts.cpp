@@ -104,13 +104,13 @@ TEST_CASE("folded expert parallelism: ep 32 over tensor 2 and data 16, each rank
     CHECK(axes_size(over_context.axes, context.plan.axes) == 8);
 }
 
-TEST_CASE("folding that would take part of an axis, or tensor ranks without their own tokens, is refused naming the field") {
+TEST_CASE("folding that would take a share of an axis it does not divide, or tensor ranks without their own tokens, is refused naming the field") {
     try {
-        (void)build_training_scenario(qwen3_moe(4, 1, 2, 1), test::source_dir(), "test");
+        (void)build_training_scenario(qwen3_moe(4, 1, 6, 1), test::source_dir(), "test");
         FAIL("no error");
     } catch (const InputError& e) {
         CHECK(e.field() == "ep");
-        CHECK(std::string(e.what()).find("whole axes") != std::string::npos);
+        CHECK(std::string(e.what()).find("tensor axis (4 ranks) that it does not divide") != std::string::npos);
     }
     TrainingSetup no_sp = qwen3_moe(2, 1, 32, 1);
     no_sp.plan.sequence_parallel = false;

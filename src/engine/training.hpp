@@ -29,7 +29,7 @@ struct TrainingPlan : StepKnobs {
     Dtype compute = Dtype::bf16;        // matmul arithmetic (fp8: GEMMs only)
     std::string pipeline_axis = axis_name(PlanAxis::pipeline);
     std::string recompute_policy = "none";  // the name of the policy whose modules `recompute` holds
-    AxisList expert_folded_axes;  // tensor and context axes the expert ranks span besides the expert axis
+    AxisList expert_folded_axes;  // tensor, context (or part of them: ep_*) axes the expert ranks span besides the expert axis
     bool dedup_expert_dispatch = false;  // DeepEP: a token crosses the fabric once per node
     double expert_imbalance = 1;         // busiest expert rank's routed tokens over the mean
     double mtp_depth = 0;                // multi-token prediction modules, on the last pipeline stage
@@ -38,7 +38,8 @@ struct TrainingPlan : StepKnobs {
         const auto it = axes.find(axis);
         return it == axes.end() ? 1.0 : static_cast<double>(it->second);
     }
-    [[nodiscard]] double size(PlanAxis axis) const { return size(axis_name(axis)); }
+    // A plan axis's size, with the part expert ranks were folded over where it was split.
+    [[nodiscard]] double size(PlanAxis axis) const { return size(axis_name(axis)) * size(expert_part_name(axis_name(axis))); }
 };
 
 // What is trained on what: the model, the chip and its cluster, the sequence and global batch.

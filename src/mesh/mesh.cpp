@@ -19,6 +19,7 @@ int hunger_rank(const std::string& name) {
         {axis_name(PlanAxis::tensor), "tp", "model", "sequence", "sp"}, {axis_name(PlanAxis::expert), "ep"},
         {axis_name(PlanAxis::context), "cp"}, {axis_name(PlanAxis::fsdp), "zero"}, {axis_name(PlanAxis::data), "dp", "replica"},
         {axis_name(PlanAxis::pipeline), "pp", "stage"}};
+    if (name.starts_with(expert_part_name(""))) return 1;  // part of an axis folded into expert ranks: beside them
     for (std::size_t r = 0; r < ranks.size(); ++r)
         if (std::find(ranks[r].begin(), ranks[r].end(), name) != ranks[r].end()) return static_cast<int>(r);
     return static_cast<int>(ranks.size());

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace ridgeline {
 
@@ -12,5 +13,10 @@ inline constexpr std::size_t kPlanAxes = 6;
 inline constexpr std::array<const char*, kPlanAxes> kPlanAxisNames = {"data", "fsdp", "expert", "tensor", "context", "pipeline"};
 
 [[nodiscard]] constexpr const char* axis_name(PlanAxis axis) { return kPlanAxisNames[static_cast<std::size_t>(axis)]; }
+
+// Expert ranks folded over part of an axis (Megatron-Core carves ep from the tensor, context and
+// data ranks in that order, taking the fastest-varying ranks): the axis is split, its inner part
+// named "ep_<axis>" lying just inside it; the axis's groups span both parts.
+[[nodiscard]] inline std::string expert_part_name(const std::string& axis) { return "ep_" + axis; }
 
 }  // namespace ridgeline

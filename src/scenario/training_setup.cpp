@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <utility>
 
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
@@ -50,12 +52,38 @@ void apply_zero_stage(Strategy& strategy, int zero_stage) {
     if (zero_stage < 2) strategy.gradient_shard_axes.clear();
 }
 
+void fold_expert_axes(Strategy& strategy, const TrainingPlan& plan) {
+    // A split axis: wherever the strategy names it, its inner part splits the same dimension.
+    for (const auto& [name, size] : plan.axes) {
+        const std::string part = expert_part_name(name);
+        if (!plan.axes.contains(part)) continue;
+        const auto widen = [&](AxisList& axes) {
+            const auto it = std::find(axes.begin(), axes.end(), name);
+            if (it != axes.end()) axes.insert(it, part);
+        };
+        for (TensorSpec* spec : {&strategy.residual, &strategy.attention, &strategy.mlp_hidden, &strategy.w_qkv, &strategy.w_out,
+                                 &strategy.w_mlp_in, &strategy.w_mlp_out})
+            for (AxisList& axes : spec->axes) widen(axes);
+        widen(strategy.gradient_shard_axes);
+        widen(strategy.optimizer_shard_axes);
+    }
+    for (TensorSpec* experts : {&strategy.w_mlp_in, &strategy.w_mlp_out})
+        for (const std::string& axis : plan.expert_folded_axes) {
+            for (AxisList& axes : experts->axes) std::erase(axes, axis);  // an axis splits experts or another dimension, not both
+            experts->on(LogicalDim::expert).push_back(axis);
+        }
+}
+
 Mesh place_plan(const Cluster& cluster, const TrainingPlan& plan, const std::vector<std::string>& placement) {
     std::vector<MeshAxis> axes;
     for (const auto& [name, size] : plan.axes) axes.push_back({name, size});
     if (placement.empty()) return place_mesh(cluster, axes, {});
     // The order names the axes that matter; those of size 1 go outermost, where they change nothing.
-    std::vector<std::string> order = placement;
+    std::vector<std::string> order;
+    for (const std::string& name : placement) {
+        if (plan.axes.contains(expert_part_name(name))) order.push_back(expert_part_name(name));  // just inside its axis
+        order.push_back(name);
+    }
     for (const auto& axis : axes)
         if (std::find(order.begin(), order.end(), axis.name) == order.end()) order.push_back(axis.name);
     return place_mesh(cluster, axes, order);
@@ -76,24 +104,34 @@ TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global
     if (dp % p.fsdp != 0) throw InputError(origin, "fsdp", "fsdp " + text(p.fsdp) + " does not divide dp " + text(dp));
     if (p.etp != 0 && p.etp != 1 && p.etp != p.tp)
         throw InputError(origin, "etp", "expert tensor parallelism must be 1 or equal to tp (" + text(p.tp) + ")");
-    // Folded, the expert ranks take whole tensor and context axes first; what is left comes from data.
+    // Folded, the expert ranks take the tensor, then the context ranks, then the data ranks, as
+    // Megatron-Core's expert rank generator does; an axis they take only part of is split.
     std::int64_t ep_from_data = p.ep;
     AxisList folded;
-    if (p.fold_experts && p.ep > 1) {
-        const auto fold = [&](PlanAxis axis, std::int64_t size) {
-            if (size == 1 || ep_from_data == 1) return;
-            if (ep_from_data % size != 0)
-                throw InputError(origin, "ep", "ep " + text(p.ep) + " would take part of the " + axis_name(axis) + " axis (" +
-                                                   text(size) + " ranks); only whole axes fold into expert parallelism");
+    std::optional<std::pair<PlanAxis, std::int64_t>> split;  // the axis and its part inside expert ranks
+    const auto fold = [&](PlanAxis axis, std::int64_t size) {
+        if (size == 1 || ep_from_data == 1) return;
+        if (ep_from_data % size == 0) {
             ep_from_data /= size;
             folded.push_back(axis_name(axis));
-        };
+        } else if (size % ep_from_data == 0) {
+            split = {axis, ep_from_data};
+            folded.push_back(expert_part_name(axis_name(axis)));
+            ep_from_data = 1;
+        } else {
+            throw InputError(origin, "ep", "ep " + text(p.ep) + " would take part of the " + axis_name(axis) + " axis (" +
+                                               text(size) + " ranks) that it does not divide");
+        }
+    };
+    if (p.fold_experts && p.ep > 1) {
         if (p.etp == 1 && p.tp > 1) {
             if (!p.sequence_parallel)
                 throw InputError(origin, "sequence_parallel", "experts spread over the tensor ranks need each rank's own tokens (sequence parallelism)");
             fold(PlanAxis::tensor, p.tp);
         }
         fold(PlanAxis::context, p.cp);
+        // Under Megatron-FSDP every data rank is an fsdp rank: the rest of ep comes from those.
+        if ((dp / p.fsdp) % ep_from_data != 0) fold(PlanAxis::fsdp, p.fsdp);
     }
     if ((dp / p.fsdp) % ep_from_data != 0)
         throw InputError(origin, "ep", "ep " + text(p.ep) + " does not divide the " + text(dp / p.fsdp) +
@@ -107,6 +145,11 @@ TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global
     plan.axes = degrees.axis_sizes();
     plan.axes[axis_name(PlanAxis::expert)] = ep_from_data;
     plan.axes[axis_name(PlanAxis::data)] = dp / p.fsdp / ep_from_data;
+    if (split) {
+        const std::string name = axis_name(split->first);
+        plan.axes[name] /= split->second;
+        plan.axes[expert_part_name(name)] = split->second;
+    }
     plan.expert_folded_axes = folded;
     plan.virtual_stages = static_cast<double>(p.vpp);
     plan.stage_layers = p.stage_layers;
@@ -165,11 +208,7 @@ TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::
     check_moe_dispatch(scenario.stack, p.moe_dispatcher, p.ep_overlap, origin);
     scenario.strategy = resolve_strategy(p.strategy.empty() ? default_strategy_name(p) : p.strategy, data_dir);
     apply_zero_stage(scenario.strategy, scenario.plan.zero_stage);
-    for (TensorSpec* experts : {&scenario.strategy.w_mlp_in, &scenario.strategy.w_mlp_out})
-        for (const std::string& axis : scenario.plan.expert_folded_axes) {
-            experts->on(LogicalDim::expert).push_back(axis);
-            std::erase(experts->on(LogicalDim::mlp), axis);  // an axis splits experts or their width, not both
-        }
+    fold_expert_axes(scenario.strategy, scenario.plan);
     if (setup.cluster) {
         if (setup.cluster->chips() != setup.chips)
             throw InputError(origin, "chips", text(setup.chips) + " chips but the topology has " + text(setup.cluster->chips()));

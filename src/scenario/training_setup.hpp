@@ -39,6 +39,9 @@ struct TrainingSetup {
 
 // ZeRO below 1 or 2 keeps optimizer state or gradients whole on every data-parallel rank.
 void apply_zero_stage(Strategy& strategy, int zero_stage);
+// Expert ranks folded over tensor, context or fsdp ranks: the expert weights split over those
+// axes, and a split axis's inner part joins every dimension the axis splits.
+void fold_expert_axes(Strategy& strategy, const TrainingPlan& plan);
 
 // The plan's axes laid on the cluster (in `placement` order when given).
 [[nodiscard]] Mesh place_plan(const Cluster& cluster, const TrainingPlan& plan, const std::vector<std::string>& placement);

@@ -70,11 +70,9 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
     Plan& p = setup.plan;
     static_cast<Degrees&>(p) = r;
     // Unstated expert tensor parallelism: MoE parallel folding's 1 (Liu et al. 2025, arXiv 2504.14960;
-    // Megatron-MoE-ModelZoo sets --expert-tensor-parallel-size 1) where ep folds over whole tensor
-    // and context axes, else Megatron-Core's default, tp.
-    const std::int64_t after_tensor = r.ep % r.tp == 0 ? r.ep / r.tp : 0;
-    const bool folds_whole = after_tensor > 0 && (after_tensor == 1 || r.cp == 1 || after_tensor % r.cp == 0);
-    p.etp = r.etp.value_or(r.tp > 1 && r.sequence_parallel && folds_whole ? 1 : 0);
+    // Megatron-MoE-ModelZoo sets --expert-tensor-parallel-size 1) where ep spans the tensor ranks,
+    // else Megatron-Core's default, tp.
+    p.etp = r.etp.value_or(r.tp > 1 && r.sequence_parallel && r.ep % r.tp == 0 ? 1 : 0);
     p.fold_experts = true;
     p.vpp = r.vpp.value_or(1);
     // Records do not say how layers that do not divide evenly were split: spread them as evenly
