@@ -264,3 +264,34 @@ TEST_CASE("a chip file whose kernel model lacks the dtype a command needs is ref
     CHECK(fp8.err.find("kernels.gemm.dtypes.fp8") != std::string::npos);
     CHECK(fp8.out.empty());
 }
+
+TEST_CASE("backward fp8 GEMMs pay the chip's split-accumulation slowdown over the measured fast-accumulating ones") {
+    const ChipSpec h100 = resolve_hardware("h100-sxm", test::source_dir()).chip;
+    // The cited figure, read from the chip file itself (pytorch/ao #2377: 1.1x to 1.2x).
+    const double slowdown =
+        test::read_json(test::source_dir() / "hardware" / "chips" / "h100-sxm.json")["kernels"]["fp8_split_accumulation"]["slowdown"]["value"];
+    CHECK(slowdown >= 1.1);
+    CHECK(slowdown <= 1.2);
+    const Gemm g{4096, 8192, 8192, 1, 8192.0 * 8192};
+    // The backward pass: dX = dY W^T (rows x cols -> contract) and dW = X^T dY (contract x rows -> cols).
+    const auto both = [&](const MatmulDtypes& t) {
+        return gemm_time(h100, {g.rows, g.cols, g.contract, 1, g.weight_elements}, t).lower_bound_s() +
+               gemm_time(h100, {g.contract, g.rows, g.cols, 1, 0.0}, t).lower_bound_s();
+    };
+    const MatmulDtypes fp8{Dtype::bf16, Dtype::bf16, Dtype::fp8}, bf16{Dtype::bf16, Dtype::bf16, Dtype::bf16};
+    CHECK(gemm_backward_s(h100, g, fp8) == doctest::Approx(slowdown * both(fp8)));
+    CHECK(gemm_backward_s(h100, g, bf16) == doctest::Approx(both(bf16)));
+    // Blackwell's block-scaled fp8 has no fast-accumulation mode: nothing to pay.
+    const ChipSpec b200 = resolve_hardware("b200", test::source_dir()).chip;
+    CHECK(b200.kernels->fp8_split_accumulation_slowdown == 1.0);
+
+    // A slowdown below 1 would make the slow mode the fast one: refused naming the file and field.
+    nlohmann::json chip = test::read_json(test::source_dir() / "hardware" / "chips" / "h100-sxm.json");
+    chip["kernels"]["fp8_split_accumulation"]["slowdown"]["value"] = 0.9;
+    const auto path = test::scratch_dir("kernels") / "h100-fast-split.json";
+    std::ofstream(path) << chip.dump(2);
+    const auto run = test::run_ridgeline("train --model llama3-8b --hardware " + path.string() + " --chips 8 --tp 8 --precision fp8");
+    CHECK(run.exit_code == 2);
+    CHECK(run.err.find("h100-fast-split.json") != std::string::npos);
+    CHECK(run.err.find("kernels.fp8_split_accumulation.slowdown") != std::string::npos);
+}

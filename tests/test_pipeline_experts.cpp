@@ -129,10 +129,22 @@ TEST_CASE("run records fold expert parallelism and keep interleaving over uneven
     CHECK(cross.plan.vpp == 4);
     CHECK(cross.plan.stage_layers == balanced_stage_layers(94, 8));
     CHECK(cross.plan.fold_experts);
-    // etp unstated: 1 where ep 8 folds over tensor 4 and context 2 whole ...
+    // etp unstated: 1 where ep 8 spans the tensor ranks (the ModelZoo's --expert-tensor-parallel-size 1),
+    // whether it then takes all of 2 context ranks or half of 4 ...
     CHECK(record_training_setup(find("moezoo-qwen3-235b-h100-longctx-32k"), test::source_dir()).plan.etp == 1);
-    // ... and tp where it would take half of the 4 context ranks.
-    CHECK(record_training_setup(find("moezoo-qwen3-235b-h100-longctx-64k"), test::source_dir()).plan.etp == 0);
+    const TrainingSetup half = record_training_setup(find("moezoo-qwen3-235b-h100-longctx-64k"), test::source_dir());
+    CHECK(half.plan.etp == 1);
+    // ... where the context axis splits: 2 of its ranks inside the expert group, next to the tensor ranks.
+    const TrainingScenario split = build_training_scenario(half, test::source_dir(), "test");
+    CHECK(split.plan.size("ep_context") == 2);
+    CHECK(split.plan.size(PlanAxis::context) == 4);
+    const LayoutWork work = derive_layout_work(split);
+    const DerivedCollective& a2a = dispatch(work.moe);
+    CHECK(axes_size(a2a.axes, split.plan.axes) == 8);
+    // 4 tensor x 2 context ranks: one 8-GPU node, so the all-to-all stays on NVLink.
+    CHECK(group_footprint(split.mesh, a2a.axes, "test").size() == 1);
+    // Grok-1's NeMo recipe states etp = tp: kept.
+    CHECK(record_training_setup(find("dgxc-grok1-314b-BF16-8gpu"), test::source_dir()).plan.etp == 4);
 }
 
 TEST_CASE("zero-bubble and DualPipe bubbles follow DeepSeek-V3's Table 2: (pp-1)(F+B-2W) and (pp/2-1)(F&B+B-3W)") {

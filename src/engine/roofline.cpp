@@ -82,8 +82,9 @@ RooflineTime gemm_time(const ChipSpec& chip, const Gemm& g, const MatmulDtypes& 
 
 double gemm_backward_s(const ChipSpec& chip, const Gemm& g, const MatmulDtypes& dtypes) {
     if (!chip.kernels) return kMatmulBackwardRatio * gemm_time(chip, g, dtypes).lower_bound_s();
-    return gemm_time(chip, {g.rows, g.cols, g.contract, g.instances, g.weight_elements}, dtypes).lower_bound_s() +
-           gemm_time(chip, {g.contract, g.rows, g.cols, g.instances, 0.0}, dtypes).lower_bound_s();
+    const double accumulation = dtypes.compute == Dtype::fp8 ? chip.kernels->fp8_split_accumulation_slowdown : 1.0;
+    return accumulation * (gemm_time(chip, {g.rows, g.cols, g.contract, g.instances, g.weight_elements}, dtypes).lower_bound_s() +
+                           gemm_time(chip, {g.contract, g.rows, g.cols, g.instances, 0.0}, dtypes).lower_bound_s());
 }
 
 const std::string& attention_family(const ChipSpec& chip, const std::vector<std::string>& families) {

@@ -84,7 +84,9 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
 
     // DualPipe pairs a forward and a backward chunk so that each one's AllToAll runs under the other's compute.
     const bool expert_overlap = k.overlap_expert_parallel || k.schedule == PipelineSchedule::dualpipe;
-    const double ep_exposed = exposed(l.expert_comm_s, compute_fwd + compute_bwd, expert_overlap);
+    // Hidden, its kernels still hold SMs: the compute under it runs on the rest, taking share x its time longer.
+    const double ep_hidden = expert_overlap ? std::min(l.expert_comm_s, compute_fwd + compute_bwd) : 0.0;
+    const double ep_exposed = exposed(l.expert_comm_s, compute_fwd + compute_bwd, expert_overlap) + l.expert_comm_sm_share * ep_hidden;
 
     const double layers = l.layers_per_stage;
     const double stage_fwd = layers * compute_fwd;

@@ -24,6 +24,7 @@ struct LayoutCosts {
     double tensor_comm_fwd_s = 0, tensor_comm_bwd_s = 0;
     double context_comm_fwd_s = 0, context_comm_bwd_s = 0;
     double expert_comm_s = 0;  // forward and backward
+    double expert_comm_sm_share = 0;  // of the chip's SMs the overlapped expert AllToAll holds
     double weight_comm_fwd_s = 0, weight_comm_bwd_s = 0;
     double gradient_comm_s = 0, gather_comm_s = 0;  // once per step, per layer
     double logits_s = 0;                             // output layer, forward and backward

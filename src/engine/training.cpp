@@ -233,6 +233,7 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     // Fitted on chips with measured kernels only; an efficiency block fitted on runs holds it already.
     l.step_overhead_s = s_.chip.kernels ? s_.stack.per_step_overhead_s : 0.0;
     l.straggler_fraction = s_.chip.kernels ? straggler_fraction(d(s_.cluster.chips()), s_.stack.rank_time_cv) : 0.0;
+    if (s_.chip.vector_unit) l.expert_comm_sm_share = std::min(1.0, s_.stack.expert_comm_sms / d(s_.chip.vector_unit->units));
 
     // Pipeline: a micro-batch's activations cross each stage boundary forward and back.
     if (pp > 1) {

@@ -57,6 +57,11 @@ KernelModel read_kernels(io::JsonObject& block) {
     }
     dtypes.finish();
     gemm.finish();
+    if (auto split = block.optional_object("fp8_split_accumulation")) {
+        k.fp8_split_accumulation_slowdown = split->sourced_in("slowdown", io::range::kernel_slowdown);
+        split->allow("source");
+        split->finish();
+    }
     auto attention = block.object("attention");
     for (const std::string& family : attention.keys()) {
         auto entry = attention.object(family);

@@ -40,6 +40,9 @@ struct KernelModel {
     double gemm_launch_s = 0;  // a GEMM's fixed cost: launch, ramp, the first bytes' latency
     double gemm_hbm_fraction = 0;  // of HBM bandwidth, streaming a skinny GEMM's weights
     std::array<std::optional<GemmKernel>, kDtypeCount> gemm{};
+    // Backward fp8 GEMMs promote partial sums to fp32 (split accumulation: Transformer Engine's
+    // dgrad and wgrad, torchao's and XLA's gradients); the measured fp8 GEMMs accumulate fast.
+    double fp8_split_accumulation_slowdown = 1;
     std::vector<AttentionFamily> attention;
     std::vector<MemoryBoundKernel> memory_bound;
 };

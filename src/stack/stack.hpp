@@ -35,6 +35,8 @@ struct Stack {
     // micro-batch's compute (Megatron-Core's EP overlap; DualPipe does so by construction).
     std::vector<std::string> moe_dispatchers{"alltoall"};
     bool expert_comm_overlap = false;
+    // SMs the expert AllToAll's kernels hold while they run under compute: that compute runs on the rest.
+    double expert_comm_sms = 0;
 };
 
 // The stack a chip runs when none is named: Megatron-Core for training and vLLM for serving on

@@ -33,6 +33,10 @@ Stack load_stack_file(const std::filesystem::path& path) {
             if (!known_moe_dispatcher(name)) root.fail("moe_dispatchers", "expected \"alltoall\" or \"deepep\", found \"" + name + "\"");
     }
     stack.expert_comm_overlap = root.boolean("expert_comm_overlap", false);
+    if (root.has("expert_comm_sms")) {
+        stack.expert_comm_sms = root.non_negative_number("expert_comm_sms");
+        if (stack.expert_comm_sms > 1000) root.fail("expert_comm_sms", "expected at most 1000 (more SMs than any GPU has)");
+    }
     if (root.has("moe_dispatchers") || stack.expert_comm_overlap) (void)root.string("moe_source");
     else root.allow("moe_source");
     auto fitted = root.object("fitted");
