@@ -2,6 +2,7 @@
 // routing (DeepSeek-V3), and the all-to-all hidden under another micro-batch's compute.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -213,4 +214,56 @@ TEST_CASE("a stack whose overlapped all-to-all holds a negative or impossible nu
             CHECK(std::string(e.what()).find("bad-sms.json") != std::string::npos);
         }
     }
+}
+
+TEST_CASE("the router: a d_model x experts GEMM on each local token, then fp32 softmax and top-k over its scores") {
+    const LayoutWork work = derive_layout_work(build_training_scenario(qwen3_crossnode("deepep", false), test::source_dir(), "test"));
+    // One 4,096-token sequence split over tp 2 by sequence parallelism: 2,048 local tokens, 128 experts.
+    const double tokens = 4096.0 / 2, experts = 128;
+    const auto router = std::find_if(work.moe.matmuls.begin(), work.moe.matmuls.end(), [](const DerivedMatmul& m) { return m.name == "router"; });
+    REQUIRE(router != work.moe.matmuls.end());
+    CHECK(router->rows == tokens);
+    CHECK(router->contract == 4096);
+    CHECK(router->cols == experts);
+    const auto softmax = std::find_if(work.moe.elementwise.begin(), work.moe.elementwise.end(),
+                                      [](const ElementwiseOp& op) { return op.name == "router softmax and top-k"; });
+    REQUIRE(softmax != work.moe.elementwise.end());
+    // Read fp32 logits, write fp32 probabilities, read them for top-k: 12 bytes per score, 6 bf16 elements.
+    CHECK(softmax->elements == doctest::Approx(tokens * experts * 12.0 / 2.0));
+    // Dense layers route nothing.
+    CHECK(std::none_of(work.dense.elementwise.begin(), work.dense.elementwise.end(),
+                       [](const ElementwiseOp& op) { return op.name == "router softmax and top-k"; }));
+}
+
+TEST_CASE("fp8 dispatch: routed tokens cross in 1 byte and a scale per 128, the combine and the gradients in bf16") {
+    TrainingSetup setup = qwen3_crossnode("deepep", false);
+    setup.plan.precision = Dtype::fp8;
+    const auto bytes_of = [](const LayoutWork& work, const std::string& what) {
+        for (const DerivedCollective& c : work.moe.collectives)
+            if (c.what == what) return c.bytes;
+        FAIL("no collective " << what);
+        return 0.0;
+    };
+    const LayoutWork bf16 = derive_layout_work(build_training_scenario(setup, test::source_dir(), "test"));
+    setup.plan.fp8_dispatch = true;
+    const LayoutWork fp8 = derive_layout_work(build_training_scenario(setup, test::source_dir(), "test"));
+    // DeepSeek-V3's 1 x 128 tiles: (1 + 4/128) bytes against bf16's 2.
+    CHECK(bytes_of(fp8, "experts: all-to-all dispatch") == doctest::Approx(bytes_of(bf16, "experts: all-to-all dispatch") * (1.0 + 4.0 / 128) / 2));
+    CHECK(bytes_of(fp8, "experts: all-to-all combine") == doctest::Approx(bytes_of(bf16, "experts: all-to-all combine")));
+    CHECK(bytes_of(fp8, "experts: all-to-all of gradients") == doctest::Approx(bytes_of(bf16, "experts: all-to-all of gradients")));
+    const TrainingReport slower = simulate(setup);
+    setup.plan.fp8_dispatch = false;
+    CHECK(component_s(slower, "expert all-to-all (exposed)") < component_s(simulate(setup), "expert all-to-all (exposed)"));
+
+    // Without fp8 GEMMs, DeepEP or experts to dispatch to: refused naming the field.
+    TrainingSetup bf16_gemms = qwen3_crossnode("deepep", false);
+    bf16_gemms.plan.fp8_dispatch = true;
+    CHECK(test::training_error_field(bf16_gemms) == "fp8_dispatch");
+    TrainingSetup nccl = qwen3_crossnode("alltoall", false);
+    nccl.plan.precision = Dtype::fp8;
+    nccl.plan.fp8_dispatch = true;
+    CHECK(test::training_error_field(nccl) == "fp8_dispatch");
+    const auto cli = test::run_ridgeline("train --model llama3-8b --hardware dgx-h100 --chips 8 --precision fp8 --fp8-dispatch");
+    CHECK(cli.exit_code == 2);
+    CHECK(cli.err.find("fp8_dispatch") != std::string::npos);
 }

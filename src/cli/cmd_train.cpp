@@ -28,7 +28,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         Plan plan;
         std::string recompute = "none", schedule = "1f1b", precision = "bf16";
         int zero = 1;
-        std::string reshard, fold, sp, offload, tp_overlap, ep_overlap, overlap;  // switches: "", "on" or "off"
+        std::string reshard, fold, sp, offload, tp_overlap, ep_overlap, fp8_dispatch, overlap;  // switches: "", "on" or "off"
         std::vector<std::int64_t> stage_layers;
         bool no_overlap = false, json = false;
         HtmlTarget html;
@@ -74,6 +74,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--mtp-depth", f->plan.mtp_depth, "multi-token prediction modules trained beside the model (DeepSeek-V3: 1)")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{16}));
     add_switch(*c, "--ep-overlap", f->ep_overlap, "hide the expert all-to-all under another micro-batch's compute (where the stack can)");
+    add_switch(*c, "--fp8-dispatch", f->fp8_dispatch, "routed tokens cross the expert all-to-all in fp8, the combine in bf16 (DeepEP, with --precision fp8)");
     add_switch(*c, "--overlap", f->overlap, "overlap data-parallel communication with compute (default on)");
     c->add_flag("--no-overlap", f->no_overlap, "the same as --overlap off (older spelling)")->group("");
     c->add_option("--train-tokens", f->train_tokens, "also report time and cost to train this many tokens")->check(CLI::Range(1.0, 1e16));
@@ -154,6 +155,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         set_switch("--overlap", f->overlap, p.overlap);
         if (given("--moe-dispatcher")) p.moe_dispatcher = f->plan.moe_dispatcher;
         set_switch("--ep-overlap", f->ep_overlap, p.ep_overlap);
+        set_switch("--fp8-dispatch", f->fp8_dispatch, p.fp8_dispatch);
         if (given("--mtp-depth")) p.mtp_depth = f->plan.mtp_depth;
         if (given("--expert-imbalance")) p.expert_imbalance = f->plan.expert_imbalance;
         if (given("--placement")) p.placement = io::split_list(f->placement);

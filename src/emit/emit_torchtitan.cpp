@@ -108,6 +108,7 @@ void torchtitan(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
     if (t.overlap_expert_parallel)
         w.refuse("ep_overlap", "torchtitan overlaps the expert all-to-all only inside its DualPipeV schedule, which Ridgeline does not model");
     if (t.mtp_depth > 0) w.refuse("mtp_depth", "torchtitan v0.2.2 trains no multi-token prediction module");
+    if (t.fp8_dispatch) w.refuse("fp8_dispatch", "torchtitan v0.2.2 dispatches routed tokens in bf16");
     check_rank_order(w, s, "torchtitan places ranks tp, cp, dp_shard (the expert ranks among them), dp_replicate, pp (innermost first)",
                      [](const std::string& axis) {
                          if (axis == axis_name(PlanAxis::tensor)) return 0;

@@ -119,6 +119,7 @@ void megatron(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
     w.choose("precision", std::string(dtype_name(t.compute)), "precision");
     if (s.model.moe) w.choose("moe_dispatcher", t.dedup_expert_dispatch ? "deepep" : "alltoall", "moe_dispatcher");
     if (t.overlap_expert_parallel) w.set_switch("ep_overlap", true);
+    if (t.fp8_dispatch) w.refuse("fp8_dispatch", "this emitter knows no Megatron-Core setting that dispatches routed tokens in fp8");
     if (t.mtp_depth > 0) w.set("mtp_depth", whole(t.mtp_depth));
     if (t.offload_optimizer) w.choose("offload_optimizer", "on", "offload_optimizer");
     // Megatron-Core numbers ranks tensor, then context and expert, then data, then pipeline
@@ -173,6 +174,7 @@ void maxtext(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
     if (t.overlap_tensor_parallel) w.refuse("tp_overlap", "MaxText has no setting for it (XLA schedules the tensor-parallel collectives)");
     if (t.overlap_expert_parallel) w.refuse("ep_overlap", "MaxText has no setting that overlaps the expert all-to-all this way");
     if (t.dedup_expert_dispatch && s.model.moe) w.refuse("moe_dispatcher", "MaxText has no DeepEP dispatcher");
+    if (t.fp8_dispatch) w.refuse("fp8_dispatch", "MaxText has no DeepEP dispatcher to send fp8 tokens");
     if (t.mtp_depth > 0) w.refuse("mtp_depth", "this emitter writes no multi-token prediction settings for MaxText");
     w.note("MaxText lays each ICI axis on the torus itself (mesh_axes); Ridgeline's placement is not written");
 }

@@ -320,6 +320,7 @@ LayoutWork derive_layout_work(const TrainingScenario& s) {
     workload.seq_len = s.seq_len;
     workload.reshard_after_forward = s.plan.reshard_after_forward;
     workload.expert_imbalance = s.plan.expert_imbalance;
+    if (s.plan.fp8_dispatch) workload.dispatch_bytes = kFp8DispatchBytes;
     LayoutWork work;
     work.dense = derive_layer_work(s.model, s.strategy, s.plan.axes, workload, false);
     work.moe = s.model.moe ? derive_layer_work(s.model, s.strategy, s.plan.axes, workload, true) : work.dense;

@@ -32,6 +32,7 @@ struct TrainingPlan : StepKnobs {
     AxisList expert_folded_axes;  // tensor, context (or part of them: ep_*) axes the expert ranks span besides the expert axis
     bool dedup_expert_dispatch = false;  // DeepEP: a token crosses the fabric once per node
     double expert_imbalance = 1;         // busiest expert rank's routed tokens over the mean
+    bool fp8_dispatch = false;           // routed tokens dispatched in fp8 (the combine stays bf16)
     double mtp_depth = 0;                // multi-token prediction modules, on the last pipeline stage
     // An axis's size (1 where the plan does not have it).
     [[nodiscard]] double size(const std::string& axis) const {

@@ -24,7 +24,7 @@ std::string moe_line(const TrainingScenario& s) {
     std::string text;
     if (s.plan.size(PlanAxis::expert) > 1 || !s.plan.expert_folded_axes.empty())
         text += std::string("experts: ") + (s.plan.dedup_expert_dispatch ? "deepep" : "alltoall") + " dispatch" +
-                (s.plan.overlap_expert_parallel ? ", all-to-all overlapped" : "") +
+                (s.plan.overlap_expert_parallel ? ", all-to-all overlapped" : "") + (s.plan.fp8_dispatch ? ", fp8 dispatch" : "") +
                 (s.plan.expert_imbalance > 1.0 ? ", busiest rank x" + fixed(s.plan.expert_imbalance, 2) : ", balanced routing");
     if (s.plan.mtp_depth > 0) text += (text.empty() ? "" : "; ") + std::string("multi-token prediction: ") + fixed(s.plan.mtp_depth, 0) + " module(s)";
     return text.empty() ? text : text + "\n";
@@ -93,6 +93,7 @@ nlohmann::json training_document(const TrainingScenario& s, const TrainingReport
     doc["plan"]["precision"] = dtype_name(s.plan.compute);
     doc["plan"]["moe_dispatcher"] = s.plan.dedup_expert_dispatch ? "deepep" : "alltoall";
     doc["plan"]["ep_overlap"] = s.plan.overlap_expert_parallel;
+    doc["plan"]["fp8_dispatch"] = s.plan.fp8_dispatch;
     doc["plan"]["expert_imbalance"] = s.plan.expert_imbalance;
     doc["plan"]["mtp_depth"] = s.plan.mtp_depth;
     doc["seq_len"] = s.seq_len;

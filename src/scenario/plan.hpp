@@ -79,6 +79,7 @@ struct Plan : Degrees {
     bool tp_overlap = false;
     std::string moe_dispatcher = "alltoall";  // one the stack offers: alltoall or deepep
     bool ep_overlap = false;                  // hide the expert AllToAll under another micro-batch's compute
+    bool fp8_dispatch = false;                // routed tokens cross the expert AllToAll in fp8 (DeepEP)
     double expert_imbalance = 1;              // busiest expert rank's routed tokens over the mean
     std::int64_t mtp_depth = 0;               // multi-token prediction modules trained beside the model
     bool offload_optimizer = false;

@@ -89,6 +89,7 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
     p.tp_overlap = plan.boolean("tp_overlap", false);
     p.moe_dispatcher = plan.optional_string("moe_dispatcher").value_or("alltoall");
     p.ep_overlap = plan.boolean("ep_overlap", false);
+    p.fp8_dispatch = plan.boolean("fp8_dispatch", false);
     p.mtp_depth = plan.non_negative_int("mtp_depth", 0);
     if (plan.has("expert_imbalance")) p.expert_imbalance = plan.positive_number("expert_imbalance");
     else plan.allow("expert_imbalance");

@@ -170,6 +170,10 @@ TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global
         throw InputError(origin, "moe_dispatcher", "expected alltoall or deepep, found \"" + p.moe_dispatcher + "\"");
     plan.dedup_expert_dispatch = p.moe_dispatcher == "deepep";
     plan.overlap_expert_parallel = p.ep_overlap;
+    // Quantising before the dispatch is what fp8 expert GEMMs do anyway; DeepEP alone sends fp8.
+    if (p.fp8_dispatch && (p.ep < 2 || p.precision != Dtype::fp8 || p.moe_dispatcher != "deepep"))
+        throw InputError(origin, "fp8_dispatch", "needs expert parallelism (ep > 1), fp8 GEMMs (precision fp8) and the deepep dispatcher");
+    plan.fp8_dispatch = p.fp8_dispatch;
     // Beyond ep the busiest rank would hold more than every routed token.
     if (!(p.expert_imbalance >= 1.0) || p.expert_imbalance > static_cast<double>(std::max<std::int64_t>(p.ep, 1)))
         throw InputError(origin, "expert_imbalance", "expected 1 (balanced) to ep (" + text(p.ep) + ", every token on one rank), found " +

@@ -304,7 +304,8 @@ void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& res
     // theirs after it (Megatron's order), so the dispatch carries un-gathered tokens.
     const double imbalance = ep > 1 ? c.workload.expert_imbalance : 1.0;
     const double routed_bytes = c.work.local_tokens * ep * k * Dm * c.workload.activation_bytes * imbalance;
-    c.add("experts: all-to-all dispatch", CollectiveKind::all_to_all, expert_axes, routed_bytes, CommPhase::forward, CommRole::experts);
+    const double dispatched_bytes = routed_bytes * c.workload.dispatch_bytes / c.workload.activation_bytes;
+    c.add("experts: all-to-all dispatch", CollectiveKind::all_to_all, expert_axes, dispatched_bytes, CommPhase::forward, CommRole::experts);
     c.add("experts: all-to-all combine", CollectiveKind::all_to_all, expert_axes, routed_bytes, CommPhase::forward, CommRole::experts);
     c.add("experts: all-to-all of gradients", CollectiveKind::all_to_all, expert_axes, 2.0 * routed_bytes, CommPhase::backward,
           CommRole::experts);
@@ -425,6 +426,9 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
                             (m.name == "qkv" || m.name == "q" || m.name == "q_up" || m.name == "kv_down");
         work.elementwise.push_back({m.name + " epilogue", 2.0 * m.rows * m.cols * m.instances, up ? K::activation : (rotary ? K::rope : K::copy)});
         if (m.routed) work.elementwise.push_back({m.name + " token permute", 4.0 * m.rows * m.contract * m.instances, K::copy});
+        // Routing in fp32 (Megatron-Core's --moe-router-dtype fp32): the softmax reads the logits and
+        // writes the probabilities, top-k reads them again: 12 bytes, 6 bf16 elements, per score.
+        if (m.name == "router") work.elementwise.push_back({"router softmax and top-k", 6.0 * m.rows * m.cols, K::copy});
     }
     return work;
 }

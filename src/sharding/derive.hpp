@@ -104,7 +104,13 @@ struct MicroBatch {
     // The busiest expert-parallel rank's routed tokens over the mean (1: balanced routing): that
     // rank receives, computes and returns this many times its share, and the others wait for it.
     double expert_imbalance = 1;
+    // Bytes per element of routed tokens on their way to the experts (the combine moves activation_bytes).
+    double dispatch_bytes = 2;
 };
+
+// DeepEP's fp8 dispatch (DeepSeek-V3 report, Sec. 3.3.2: activations quantised before the dispatch,
+// combined in bf16): one byte per element and an fp32 scale per 128 (its 1 x 128 tiles).
+inline constexpr double kFp8DispatchBytes = 1.0 + 4.0 / 128.0;
 
 // InputError naming the strategy's axis when a size does not divide the dimension it splits.
 // `moe_layer`: the layer's MLP is the model's mixture of experts (else its dense MLP).
