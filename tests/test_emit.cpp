@@ -111,6 +111,18 @@ TEST_CASE("emit megatron: an uneven split gives the first and last stages their 
     check_names_in_data(lines, "megatron", Syntax::arguments);
 }
 
+TEST_CASE("emit megatron: expert ranks folded over tensor 4 and two of four context ranks, as the ModelZoo's 64k run") {
+    const auto result = emitted(
+        "train --model qwen3-235b-a22b --hardware dgx-h100 --chips 256 --seq-len 65536 --global-batch-seqs 256 --tp 4 --cp 4 "
+        "--pp 8 --ep 8 --etp 1 --fold-experts --sp --stage-layers 11,12,12,12,12,12,12,11 --moe-dispatcher deepep --emit megatron");
+    const auto lines = setting_lines(result.out);
+    // Megatron-Core is told the degrees; the split of the context axis is its own rank order.
+    for (const char* line : {"--tensor-model-parallel-size 4", "--context-parallel-size 4", "--expert-model-parallel-size 8",
+                             "--expert-tensor-parallel-size 1", "--pipeline-model-parallel-size 8"})
+        CHECK(std::find(lines.begin(), lines.end(), line) != lines.end());
+    check_names_in_data(lines, "megatron", Syntax::arguments);
+}
+
 TEST_CASE("emit maxtext: llama3-70b on a 512-chip TPU v5p slice, fsdp 64 x tensor 8, full remat") {
     const auto result = emitted(
         "train --model llama3-70b --hardware tpu-v5p --chips 512 --global-batch-tokens 4194304 --fsdp 64 --tp 8 --recompute full "
