@@ -7,7 +7,8 @@ build=${1:-build}
 figures=$(bash scripts/readme-figures.sh "$build")
 line=$(grep '^training, dev set:' <<<"$figures")
 moe=$(grep -A2 '^MoE training records:' <<<"$figures")
-python3 - "$line" "$moe" <<'PY'
+scaling=$(grep -A2 '^scaling series' <<<"$figures" || true)
+python3 - "$line" "$moe" "$scaling" <<'PY'
 import re, sys
 match = re.search(r"(\d+) records, median \|error\| ([\d.]+)%, p90 ([\d.]+)%", sys.argv[1])
 if not match:
@@ -20,6 +21,9 @@ if not moe:
     sys.exit("readme-figures.sh printed no MoE line: " + sys.argv[2])
 quoted.append("The %s MoE records modelled of %s give a median of %s%% and a p90 of %s%%" % moe.groups())
 quoted += [signed for signed in re.findall(r": ([+-][\d.]+%)", sys.argv[2])]
+# Each scaling series: how many points within 5% and its worst, and the strong-scaling pair.
+quoted += ["%s of %s points within 5%%" % m for m in re.findall(r"(\d+) of (\d+) points within 5%", sys.argv[3])]
+quoted += re.findall(r"([+-][\d.]+%)", sys.argv[3])
 stale = [text for text in quoted if text not in readme]
 if stale:
     sys.exit("README.md is stale; readme-figures.sh prints: " + "; ".join(stale))
