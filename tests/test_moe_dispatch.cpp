@@ -267,3 +267,22 @@ TEST_CASE("fp8 dispatch: routed tokens cross in 1 byte and a scale per 128, the 
     CHECK(cli.exit_code == 2);
     CHECK(cli.err.find("fp8_dispatch") != std::string::npos);
 }
+
+TEST_CASE("experts split over the tensor ranks reduce in the token dispatcher, which tensor-parallel overlap does not hide") {
+    TrainingSetup setup = qwen3_crossnode("alltoall", false);
+    setup.plan.etp = 0;  // experts split over tp 2, as Megatron-Core's default
+    setup.plan.ep = 16;
+    const LayoutWork work = derive_layout_work(build_training_scenario(setup, test::source_dir(), "test"));
+    int reductions = 0;
+    for (const DerivedCollective& c : work.moe.collectives)
+        if (c.what.starts_with("experts: all-reduce")) {
+            CHECK(c.role == CommRole::experts);
+            ++reductions;
+        }
+    CHECK(reductions == 2);
+    const double plain = component_s(simulate(setup), "expert all-to-all (exposed)");
+    setup.plan.tp_overlap = true;
+    const TrainingReport overlapped = simulate(setup);
+    CHECK(component_s(overlapped, "expert all-to-all (exposed)") == doctest::Approx(plain));
+    CHECK(plain > 0);
+}

@@ -313,9 +313,11 @@ void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& res
         // Megatron reduces the k routed copies of each token before combining them; serving engines
         // combine first and reduce one row per token.
         const double copies = c.workload.combine_experts_before_reduce ? 1.0 : k;
+        // The token dispatcher runs these, not a GEMM's tensor-parallel overlap (Megatron-Core's
+        // --tp-comm-overlap pipelines Transformer Engine's linear layers, not the grouped experts).
         const double unreduced = tokens * copies * Dm * c.workload.activation_bytes;
-        c.add("experts: all-reduce partial outputs", CollectiveKind::all_reduce, expert_tensor_axes, unreduced, CommPhase::forward, CommRole::activations);
-        c.add("experts: all-reduce input gradients", CollectiveKind::all_reduce, expert_tensor_axes, unreduced, CommPhase::backward, CommRole::activations);
+        c.add("experts: all-reduce partial outputs", CollectiveKind::all_reduce, expert_tensor_axes, unreduced, CommPhase::forward, CommRole::experts);
+        c.add("experts: all-reduce input gradients", CollectiveKind::all_reduce, expert_tensor_axes, unreduced, CommPhase::backward, CommRole::experts);
     }
     // The group's tokens reach the experts uniformly: each chip runs the touched share of its own
     // (all of them in training; a few in a small decode batch); the busiest rank's set the pace.
