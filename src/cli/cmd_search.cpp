@@ -188,8 +188,9 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
             launch = read_launch_config(f->from[0], f->from[1], options.data_dir, spec.model, chips);
         }
         spec.fixed = constraints(*f, c, launch ? launch_constraints(*launch) : SearchConstraints{});
-        if (emit && !spec.fixed.placement && !find_emit_framework(emit->name)->rank_order.empty())
-            spec.fixed.placement = find_emit_framework(emit->name)->rank_order;  // plans the framework runs as placed
+        if (emit && !spec.fixed.placement)
+            if (const auto& order = find_emit_framework(emit->name)->rank_order; !order.empty())
+                spec.fixed.placement = order;  // plans the framework runs as placed
         spec.fixed.recompute_policies =
             !f->recompute.empty() ? std::vector<RecomputePolicy>{resolve_recompute(f->recompute, options.data_dir, kRequest, "recompute")}
             : launch && launch->recompute
