@@ -54,7 +54,8 @@ void apply_zero_stage(Strategy& strategy, int zero_stage) {
 
 void fold_expert_axes(Strategy& strategy, const TrainingPlan& plan) {
     // A split axis: wherever the strategy names it, its inner part splits the same dimension.
-    for (const auto& [name, size] : plan.axes) {
+    for (const auto& entry : plan.axes) {
+        const std::string& name = entry.first;  // not a structured binding: clang's lambdas cannot capture those
         const std::string part = expert_part_name(name);
         if (!plan.axes.contains(part)) continue;
         const auto widen = [&](AxisList& axes) {
