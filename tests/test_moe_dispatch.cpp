@@ -127,7 +127,7 @@ TEST_CASE("DeepSeek-V3's group-limited routing: the shipped file and the HF conf
     CHECK(hf.moe->routing_groups_per_token == 4);
 }
 
-TEST_CASE("a node limit of 0, or more groups per token than groups: exit 2 naming the field") {
+TEST_CASE("a node limit of 0, more groups per token than groups, or a top-k above the expert count: exit 2 naming the field") {
     const auto dir = test::scratch_dir("moe_dispatch");
     const auto write = [&](const std::string& name, const std::string& moe) {
         const auto path = dir / name;
@@ -141,6 +141,11 @@ TEST_CASE("a node limit of 0, or more groups per token than groups: exit 2 namin
     const auto many = test::run_ridgeline("model " + write("many.json", R"({"n_experts": 16, "top_k": 2, "d_ff_expert": 128, "routing_groups": 4, "routing_groups_per_token": 5})"));
     CHECK(many.exit_code == 2);
     CHECK(many.err.find("routing_groups_per_token") != std::string::npos);
+    const auto top_k = test::run_ridgeline("model " + write("top-k.json", R"({"n_experts": 16, "top_k": 17, "d_ff_expert": 128})"));
+    CHECK(top_k.exit_code == 2);
+    CHECK(top_k.err.find("top-k.json") != std::string::npos);
+    CHECK(top_k.err.find("top_k") != std::string::npos);
+    CHECK(top_k.out.empty());
     const auto dispatcher = test::run_ridgeline(
         "train --model qwen3-235b-a22b --hardware dgx-h100 --chips 256 --seq-len 4096 --global-batch-seqs 2048 --tp 2 --pp 2 "
         "--ep 8 --sp --moe-dispatcher deepep --stack pytorch-eager");
