@@ -49,9 +49,7 @@ void check_rank_order(EmitWriter& w, const TrainingScenario& s, const std::strin
     std::string last_name;
     for (const PlacedAxis& a : s.mesh.axes) {
         if (a.axis.size <= 1) continue;
-        // The part of an axis the expert ranks were folded over sits where the axis does.
-        const std::string prefix = expert_part_name("");
-        const int g = group(a.axis.name.starts_with(prefix) ? a.axis.name.substr(prefix.size()) : a.axis.name);
+        const int g = group(base_axis_name(a.axis.name));  // a split axis's expert part sits where the axis does
         if (g < last) w.refuse("placement", order + "; this plan puts " + a.axis.name + " outside " + last_name);
         last = g;
         last_name = a.axis.name;

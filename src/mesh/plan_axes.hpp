@@ -18,5 +18,7 @@ inline constexpr std::array<const char*, kPlanAxes> kPlanAxisNames = {"data", "f
 // data ranks in that order, taking the fastest-varying ranks): the axis is split, its inner part
 // named "ep_<axis>" lying just inside it; the axis's groups span both parts.
 [[nodiscard]] inline std::string expert_part_name(const std::string& axis) { return "ep_" + axis; }
+// The axis a name belongs to: "context" for "ep_context", the name itself otherwise.
+[[nodiscard]] inline std::string base_axis_name(const std::string& name) { return name.starts_with("ep_") ? name.substr(3) : name; }
 
 }  // namespace ridgeline
