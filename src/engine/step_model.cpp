@@ -124,6 +124,7 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     parts[index(StepPart::gradient_sync)] = step_comm;
     parts[index(StepPart::optimizer)] = optimizer_s;
     parts[index(StepPart::framework)] = l.step_overhead_s;
+    parts[index(StepPart::stragglers)] = 0.0;  // a search reuses `parts`: the last plan's must not count
     double step_s = 0;
     for (const double part_s : parts) step_s += part_s;
     parts[index(StepPart::stragglers)] = step_s * l.straggler_fraction;
