@@ -22,6 +22,9 @@ struct LayoutCosts {
     double matmul_fwd_s = 0, attention_fwd_s = 0, elementwise_fwd_s = 0, launches_fwd_s = 0;
     double matmul_bwd_s = 0, attention_bwd_s = 0, elementwise_bwd_s = 0, launches_bwd_s = 0;
     double tensor_comm_fwd_s = 0, tensor_comm_bwd_s = 0;
+    // What the GEMMs a tensor-parallel overlap runs its collectives under lose to the SMs those
+    // collectives hold (forward and backward).
+    double tp_overlap_sm_s = 0;
     double context_comm_fwd_s = 0, context_comm_bwd_s = 0;
     double expert_comm_s = 0;  // forward and backward
     double expert_comm_sm_share = 0;  // of the chip's SMs the overlapped expert AllToAll holds

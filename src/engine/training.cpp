@@ -31,6 +31,7 @@ struct LayerTime {
     double matmul_fwd = 0, attention_fwd = 0, elementwise_fwd = 0, launches_fwd = 0;
     double matmul_bwd = 0, attention_bwd = 0, elementwise_bwd = 0, launches_bwd = 0;
     double norm_fwd = 0, activation_fwd = 0, mlp_up_fwd = 0, mla_up_fwd = 0;  // parts of the above a policy may recompute
+    double tp_overlapped_fwd = 0, tp_overlapped_bwd = 0;  // GEMMs beside a tensor-parallel collective
     bool matmul_memory_bound = false;
     CommTotals comm_fwd, comm_bwd;
     PerStep per_step;
@@ -92,11 +93,14 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
     for (const DerivedMatmul& m : work.matmuls) {
         const Gemm gemm{m.rows, m.contract, m.cols, m.instances, m.weight_elements};
         const RooflineTime time = gemm_time(chip, gemm, dtypes);
+        const double backward_s = gemm_backward_s(chip, gemm, dtypes);
         t.matmul_fwd += time.lower_bound_s();
+        t.matmul_bwd += backward_s;
+        if (m.output_reduced) t.tp_overlapped_fwd += time.lower_bound_s();
+        if (m.input_gradient_reduced) t.tp_overlapped_bwd += backward_s;
         if (m.name.ends_with("mlp_in") || m.name == "experts_in") t.mlp_up_fwd += time.lower_bound_s();
         if (m.name == "q_up" || m.name == "kv_up") t.mla_up_fwd += time.lower_bound_s();
         t.matmul_memory_bound = t.matmul_memory_bound || time.memory_s > time.compute_s;
-        t.matmul_bwd += gemm_backward_s(chip, gemm, dtypes);
         if (measured && dtypes.compute == Dtype::fp8) {
             // fp8 GEMMs quantise what they read (Transformer Engine): the input is cast forward
             // (read bf16, write fp8); backward the output gradient is cast, and both fp8 operands
@@ -233,7 +237,17 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     // Fitted on chips with measured kernels only; an efficiency block fitted on runs holds it already.
     l.step_overhead_s = s_.chip.kernels ? s_.stack.per_step_overhead_s : 0.0;
     l.straggler_fraction = s_.chip.kernels ? straggler_fraction(d(s_.cluster.chips()), s_.stack.rank_time_cv) : 0.0;
-    if (s_.chip.vector_unit) l.expert_comm_sm_share = std::min(1.0, s_.stack.expert_comm_sms / d(s_.chip.vector_unit->units));
+    if (s_.chip.vector_unit) {
+        const double sms = d(s_.chip.vector_unit->units);
+        l.expert_comm_sm_share = std::min(1.0, s_.stack.expert_comm_sms / sms);
+        // A GEMM left (1 - share) of the SMs takes 1 / (1 - share) of its time.
+        const auto margin = [&](double comm_sms) {
+            const double share = std::min(0.5, comm_sms / sms);
+            return share / (1.0 - share);
+        };
+        l.tp_overlap_sm_s = mix([](const LayerTime& t) { return t.tp_overlapped_fwd; }) * margin(s_.stack.tp_comm_sms_forward) +
+                            mix([](const LayerTime& t) { return t.tp_overlapped_bwd; }) * margin(s_.stack.tp_comm_sms_backward);
+    }
 
     // Pipeline: a micro-batch's activations cross each stage boundary forward and back.
     if (pp > 1) {

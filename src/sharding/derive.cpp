@@ -146,9 +146,11 @@ void derive_matmul(Context& c, const std::string& name, const Tensor& x, const T
         x_eff.spec.on(contract) = partial;
     }
     // Token dimensions: axes the input has but the output does not are gathered (sequence parallel).
+    bool tokens_gathered = false;
     for (D dim : {D::batch, D::seq}) {
         const AxisList extra = minus(x.spec.on(dim), y.spec.on(dim));
         if (extra.empty()) continue;
+        tokens_gathered = true;
         gather_input(c, name + " (" + logical_dim_name(dim) + ")", x_eff, extra);
         x_eff.spec.on(dim) = intersect(x.spec.on(dim), y.spec.on(dim));
     }
@@ -183,6 +185,8 @@ void derive_matmul(Context& c, const std::string& name, const Tensor& x, const T
     DerivedMatmul matmul;
     matmul.name = name;
     matmul.routed = false;
+    matmul.output_reduced = !partial.empty() && c.reduce_partial_output;
+    matmul.input_gradient_reduced = !dx_partial.empty() || tokens_gathered;
     // The GEMM runs over the input's local tokens: an output split over further token axes takes
     // only its slice, except over the partial-sum axes, whose every row and column is computed
     // and then scattered.

@@ -40,6 +40,11 @@ struct DerivedMatmul {
     [[nodiscard]] double flops() const { return 2.0 * rows * contract * cols * instances; }
     double weight_elements = 0;                 // local weight elements read (all instances)
     bool routed = false;                        // its tokens were permuted to their experts and back
+    // Tensor-parallel collectives beside it: its partial output is reduced (row-parallel, forward)
+    // or its input gradient is (column-parallel, backward). Overlapping stacks split the GEMM to
+    // run the collective under it.
+    bool output_reduced = false;
+    bool input_gradient_reduced = false;
 };
 
 // The fused attention core on this device: what it computes and what it keeps in the KV cache.

@@ -37,6 +37,9 @@ struct Stack {
     bool expert_comm_overlap = false;
     // SMs the expert AllToAll's kernels hold while they run under compute: that compute runs on the rest.
     double expert_comm_sms = 0;
+    // SMs a GEMM leaves to the tensor-parallel collective overlapped with it (--tp-overlap): the
+    // row-parallel GEMMs forward, the column-parallel ones backward.
+    double tp_comm_sms_forward = 0, tp_comm_sms_backward = 0;
 };
 
 // The stack a chip runs when none is named: Megatron-Core for training and vLLM for serving on

@@ -37,6 +37,14 @@ Stack load_stack_file(const std::filesystem::path& path) {
         stack.expert_comm_sms = root.non_negative_number("expert_comm_sms");
         if (stack.expert_comm_sms > 1000) root.fail("expert_comm_sms", "expected at most 1000 (more SMs than any GPU has)");
     }
+    const auto sms = [&](const char* field, const char* source, double& value) {
+        if (!root.has(field)) return;
+        value = root.non_negative_number(field);
+        if (value > 1000) root.fail(field, "expected at most 1000 (more SMs than any GPU has)");
+        (void)root.string(source);
+    };
+    sms("tp_comm_sms_forward", "tp_comm_source", stack.tp_comm_sms_forward);
+    sms("tp_comm_sms_backward", "tp_comm_source", stack.tp_comm_sms_backward);
     if (root.has("moe_dispatchers") || stack.expert_comm_overlap) (void)root.string("moe_source");
     else root.allow("moe_source");
     auto fitted = root.object("fitted");
