@@ -474,6 +474,21 @@ TEST_CASE("validate: per-record predictions, summaries, and skipped records with
     CHECK(moe_errors[static_cast<std::size_t>(0.9 * static_cast<double>(n - 1))] <= 0.25);
 }
 
+TEST_CASE("validate --source predicts only the records of sources whose key contains the text; none is exit 2") {
+    const std::string runs = (ridgeline::test::source_dir() / "tests" / "data" / "runs" / "published-runs-dev.json").string();
+    std::size_t in_file = 0;
+    const json file = read_json(runs);
+    for (const auto& record : file["records"])
+        if (record["source"]["key"].get<std::string>().find("narayanan2021") != std::string::npos) ++in_file;
+    REQUIRE(in_file > 0);
+    const auto result = run_ridgeline("validate " + runs + " --source narayanan2021 --json");
+    REQUIRE(result.exit_code == 0);
+    const json doc = json::parse(result.out);
+    CHECK(doc["records"].size() == in_file);
+    for (const auto& record : doc["records"]) CHECK(record["source"].get<std::string>().find("narayanan2021") != std::string::npos);
+    expect_refusal("validate " + runs + " --source no-such-source", {"--source", "no-such-source"});
+}
+
 TEST_CASE("validate refuses malformed run-record files naming the record and field") {
     const std::string runs = (ridgeline::test::source_dir() / "tests" / "data" / "runs" / "published-runs-dev.json").string();
     json file = read_json(runs);

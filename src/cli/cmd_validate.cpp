@@ -41,7 +41,10 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
             line.update(static_cast<double>(done), static_cast<double>(total), std::to_string(done) + " of " + std::to_string(total) + " records",
                         static_cast<double>(done), "records");
         };
-        const ValidationResult result = validate_records(load_run_records(f->file), options.data_dir, progress);
+        std::vector<RunRecord> records = load_run_records(f->file);
+        std::erase_if(records, [&](const RunRecord& r) { return r.source_key.find(f->source) == std::string::npos; });
+        if (records.empty()) throw InputError("--source", "", "no record of " + f->file + " has a source key containing \"" + f->source + "\"");
+        const ValidationResult result = validate_records(records, options.data_dir, progress);
         line.finish();
         const std::string json = f->json || f->html.wanted() ? report::validation_json(result) : "";
         f->html.write(json);
