@@ -74,6 +74,16 @@ TEST_CASE("overlapped tensor-parallel collectives keep their SMs from the GEMMs 
     TrainingSetup serial_none = none;
     serial_none.plan.tp_overlap = false;
     CHECK(simulate_training(scenario_of(serial)).step_time_s == doctest::Approx(simulate_training(scenario_of(serial_none)).step_time_s));
+    // Nor on one tensor rank, where there is nothing to reduce.
+    TrainingSetup single = llama_tp8("megatron-core");
+    single.plan.tp = 1;
+    single.plan.sequence_parallel = false;
+    single.chips = 1;
+    for (const DerivedMatmul& m : derive_layout_work(scenario_of(single)).dense.matmuls) {
+        CHECK_FALSE(m.output_reduced);
+        CHECK_FALSE(m.input_gradient_reduced);
+    }
+    CHECK(component_s(simulate_training(scenario_of(single)), "tensor-parallel comms (exposed)") == 0.0);
 }
 
 TEST_CASE("a stack's tensor-parallel SMs: negative, impossible or without a source are refused naming the file and field") {

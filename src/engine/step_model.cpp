@@ -77,10 +77,9 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     // critical path unless overlapped with the GEMMs they feed; ring attention hides under the
     // attention core; weight gathers are prefetched under the layer's compute.
     // Overlapped, the GEMMs beside the collectives run on the SMs the collectives leave them.
-    const bool tp_overlap = k.overlap_tensor_parallel && l.tensor_comm_fwd_s + l.tensor_comm_bwd_s > 0;
-    const double tp_sm_margin = tp_overlap ? l.tp_overlap_sm_s : 0.0;
     const double tp_exposed = exposed(l.tensor_comm_fwd_s, l.matmul_fwd_s, k.overlap_tensor_parallel) +
-                              exposed(l.tensor_comm_bwd_s, matmul_bwd, k.overlap_tensor_parallel) + tp_sm_margin;
+                              exposed(l.tensor_comm_bwd_s, matmul_bwd, k.overlap_tensor_parallel) +
+                              (k.overlap_tensor_parallel ? l.tp_overlap_sm_s : 0.0);
     const double cp_exposed = exposed(l.context_comm_fwd_s, l.attention_fwd_s, true) + exposed(l.context_comm_bwd_s, attention_bwd, true);
     const double fsdp_exposed = exposed(l.weight_comm_fwd_s, compute_fwd, k.overlap_data_parallel) +
                                 exposed(l.weight_comm_bwd_s, compute_bwd, k.overlap_data_parallel);

@@ -150,7 +150,7 @@ void derive_matmul(Context& c, const std::string& name, const Tensor& x, const T
     for (D dim : {D::batch, D::seq}) {
         const AxisList extra = minus(x.spec.on(dim), y.spec.on(dim));
         if (extra.empty()) continue;
-        tokens_gathered = true;
+        tokens_gathered = tokens_gathered || c.size(extra) > 1;
         gather_input(c, name + " (" + logical_dim_name(dim) + ")", x_eff, extra);
         x_eff.spec.on(dim) = intersect(x.spec.on(dim), y.spec.on(dim));
     }
@@ -185,8 +185,8 @@ void derive_matmul(Context& c, const std::string& name, const Tensor& x, const T
     DerivedMatmul matmul;
     matmul.name = name;
     matmul.routed = false;
-    matmul.output_reduced = !partial.empty() && c.reduce_partial_output;
-    matmul.input_gradient_reduced = !dx_partial.empty() || tokens_gathered;
+    matmul.output_reduced = c.size(partial) > 1 && c.reduce_partial_output;
+    matmul.input_gradient_reduced = c.size(dx_partial) > 1 || tokens_gathered;
     // The GEMM runs over the input's local tokens: an output split over further token axes takes
     // only its slice, except over the partial-sum axes, whose every row and column is computed
     // and then scattered.

@@ -33,16 +33,14 @@ Stack load_stack_file(const std::filesystem::path& path) {
             if (!known_moe_dispatcher(name)) root.fail("moe_dispatchers", "expected \"alltoall\" or \"deepep\", found \"" + name + "\"");
     }
     stack.expert_comm_overlap = root.boolean("expert_comm_overlap", false);
-    if (root.has("expert_comm_sms")) {
-        stack.expert_comm_sms = root.non_negative_number("expert_comm_sms");
-        if (stack.expert_comm_sms > 1000) root.fail("expert_comm_sms", "expected at most 1000 (more SMs than any GPU has)");
-    }
+    // SMs held by overlapped collectives, each with where the figure comes from.
     const auto sms = [&](const char* field, const char* source, double& value) {
         if (!root.has(field)) return;
         value = root.non_negative_number(field);
         if (value > 1000) root.fail(field, "expected at most 1000 (more SMs than any GPU has)");
         (void)root.string(source);
     };
+    sms("expert_comm_sms", "moe_source", stack.expert_comm_sms);
     sms("tp_comm_sms_forward", "tp_comm_source", stack.tp_comm_sms_forward);
     sms("tp_comm_sms_backward", "tp_comm_source", stack.tp_comm_sms_backward);
     if (root.has("moe_dispatchers") || stack.expert_comm_overlap) (void)root.string("moe_source");
