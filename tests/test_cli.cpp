@@ -474,7 +474,7 @@ TEST_CASE("validate: per-record predictions, summaries, and skipped records with
     CHECK(moe_errors[static_cast<std::size_t>(0.9 * static_cast<double>(n - 1))] <= 0.25);
 }
 
-TEST_CASE("validate --source predicts only the records of sources whose key contains the text; none is exit 2") {
+TEST_CASE("validate --source predicts only the records of sources whose key contains the text, and none is exit 2") {
     const std::string runs = (ridgeline::test::source_dir() / "tests" / "data" / "runs" / "published-runs-dev.json").string();
     std::size_t in_file = 0;
     const json file = read_json(runs);
