@@ -122,7 +122,12 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     parts[index(StepPart::expert_comm)] = m * layers * ep_exposed;
     parts[index(StepPart::weight_gathers)] = m * layers * fsdp_exposed;
     parts[index(StepPart::bubble)] = bubble;
-    parts[index(StepPart::pipeline_sends)] = m * l.pipeline_send_s;
+    // Interleaved, a micro-batch crosses a stage boundary once per virtual stage (Narayanan et al.
+    // 2021, Sec. 2.2.2); stacks that overlap those sends hide each under a virtual stage's compute.
+    const bool interleaved = k.schedule == PipelineSchedule::interleaved;
+    const double crossings = interleaved ? k.virtual_stages : 1.0;
+    const double send_s = exposed(l.pipeline_send_s, per_microbatch / crossings, interleaved && l.interleaved_send_overlap);
+    parts[index(StepPart::pipeline_sends)] = m * crossings * send_s;
     parts[index(StepPart::gradient_sync)] = step_comm;
     parts[index(StepPart::optimizer)] = optimizer_s;
     parts[index(StepPart::framework)] = l.step_overhead_s;

@@ -32,6 +32,7 @@ struct LayoutCosts {
     double gradient_comm_s = 0, gather_comm_s = 0;  // once per step, per layer
     double logits_s = 0;                             // output layer, forward and backward
     double pipeline_send_s = 0;                      // per micro-batch, forward and back
+    bool interleaved_send_overlap = false;           // the stack hides interleaved pipelines' sends under compute
     double step_overhead_s = 0;                      // the software stack's, once per step
     double straggler_fraction = 0;                   // of the rest of the step: waiting for the slowest rank
     // Forward times of what a recomputation policy may run again (beside the attention core).

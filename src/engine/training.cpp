@@ -251,11 +251,22 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
 
     // Pipeline: a micro-batch's activations cross each stage boundary forward and back.
     if (pp > 1) {
-        DerivedCollective send{"pipeline send", CollectiveKind::permute, {plan.pipeline_axis},
-                               dense_work.local_tokens * d(model.d_model) * 2.0, CommPhase::forward, CommRole::activations};
+        const double activation_bytes = dense_work.local_tokens * d(model.d_model) * 2.0;
+        // Activations every tensor rank holds whole (no sequence parallelism) are sent a 1/tp slice
+        // per rank and all-gathered over the tensor ranks after, where the stack does so.
+        const bool whole_on_tensor_ranks = dense_work.local_tokens >= plan.micro_batch_seqs * s_.seq_len / cp;
+        const double split = s_.stack.pipeline_scatter_gather && whole_on_tensor_ranks ? tp : 1.0;
+        DerivedCollective send{"pipeline send", CollectiveKind::permute, {plan.pipeline_axis}, activation_bytes / split,
+                               CommPhase::forward, CommRole::activations};
         const CollectiveCost& cc = cost(send);
         l.pipeline_send_s = 2.0 * cc.time_s();
+        l.interleaved_send_overlap = s_.stack.interleaved_send_overlap;
         out.send_level = cc.bottleneck;
+        if (split > 1) {
+            const DerivedCollective gather{"pipeline gather", CollectiveKind::all_gather, {axis_name(PlanAxis::tensor)}, activation_bytes,
+                                           CommPhase::forward, CommRole::activations};
+            l.pipeline_send_s += 2.0 * cost(gather).time_s();
+        }
     }
 
     // Memory per chip.

@@ -40,6 +40,11 @@ struct Stack {
     // SMs a GEMM leaves to the tensor-parallel collective overlapped with it (--tp-overlap): the
     // row-parallel GEMMs forward, the column-parallel ones backward.
     double tp_comm_sms_forward = 0, tp_comm_sms_backward = 0;
+    // Pipeline sends of activations every tensor rank holds whole go as 1/tp slices, all-gathered
+    // over the tensor ranks after (Megatron-LM's scatter/gather optimisation).
+    bool pipeline_scatter_gather = false;
+    // Interleaved pipelines' sends overlap the next virtual stage's compute (Megatron-Core's overlap_p2p_comm).
+    bool interleaved_send_overlap = false;
 };
 
 // The stack a chip runs when none is named: Megatron-Core for training and vLLM for serving on

@@ -43,6 +43,10 @@ Stack load_stack_file(const std::filesystem::path& path) {
     sms("expert_comm_sms", "moe_source", stack.expert_comm_sms);
     sms("tp_comm_sms_forward", "tp_comm_source", stack.tp_comm_sms_forward);
     sms("tp_comm_sms_backward", "tp_comm_source", stack.tp_comm_sms_backward);
+    stack.pipeline_scatter_gather = root.boolean("pipeline_scatter_gather", false);
+    stack.interleaved_send_overlap = root.boolean("interleaved_send_overlap", false);
+    if (stack.pipeline_scatter_gather || stack.interleaved_send_overlap) (void)root.string("pipeline_source");
+    else root.allow("pipeline_source");
     if (root.has("moe_dispatchers") || stack.expert_comm_overlap) (void)root.string("moe_source");
     else root.allow("moe_source");
     auto fitted = root.object("fitted");
