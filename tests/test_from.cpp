@@ -9,6 +9,8 @@
 #include <vector>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "test_support.hpp"
 
 namespace {
@@ -257,4 +259,25 @@ TEST_CASE("from: search train fixes what the file fixes and searches the rest") 
     CHECK(plans == 3);
     CHECK(result.out.find("--tensor-model-parallel-size 1") == std::string::npos);
     CHECK(result.out.find("--pipeline-model-parallel-size 1") == std::string::npos);
+}
+
+TEST_CASE("from torchtitan: search train keeps the file's FSDP resharding in every plan it ranks") {
+    // tp 8 x 8 sharded data-parallel ranks on 64 GPUs; FSDP2 keeps the weights after the forward pass.
+    for (const auto& [setting, reshard] : {std::pair{"never", false}, std::pair{"always", true}}) {
+        const std::string file = write_file(std::string("reshard-") + setting + ".toml",
+                                            "[model]\nname = \"llama3\"\nflavor = \"8B\"\n"
+                                            "[training]\nlocal_batch_size = 4\nseq_len = 8192\n"
+                                            "[parallelism]\ndata_parallel_shard_degree = -1\ntensor_parallel_degree = 8\n"
+                                            "fsdp_reshard_after_forward = \"" + std::string(setting) + "\"\n"
+                                            "[activation_checkpoint]\nmode = \"full\"\n");
+        const auto result = run_ridgeline("search train --model llama3-8b --hardware dgx-h100 --chips 64 --from torchtitan " + file + " --top 3 --json");
+        CAPTURE(result.err);
+        REQUIRE(result.exit_code == 0);
+        const nlohmann::json doc = nlohmann::json::parse(result.out);
+        REQUIRE(!doc["top"].empty());
+        for (const auto& entry : doc["top"]) {
+            CHECK(entry["plan"]["fsdp"] == 8);
+            CHECK(entry["plan"]["reshard_after_forward"] == reshard);
+        }
+    }
 }

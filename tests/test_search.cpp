@@ -173,6 +173,26 @@ TEST_CASE("search finds the best plan and counts the valid ones as a plan-by-pla
     CHECK(result.plans_costed + rejected == result.plans_evaluated);
 }
 
+TEST_CASE("fsdp weights kept after the forward pass (FSDP2 reshard_after_forward off): every top plan keeps them, as train prices it") {
+    const Hardware hardware = resolve_hardware("dgx-h100", test::source_dir());
+    TrainSearchSpec spec = spec_on("dgx-h100", 16, mid_model());
+    spec.global_batch_seqs = 64;
+    spec.fixed.fsdp = 16;
+    const TrainSearchResult resharded = search_training(spec);
+    spec.fixed.reshard_after_forward = false;
+    const TrainSearchResult kept = search_training(spec);
+    REQUIRE(!kept.top.empty());
+    REQUIRE(!resharded.top.empty());
+    for (const SearchedPlan& plan : kept.top) {
+        CHECK(plan.reshard_after_forward == std::optional<bool>(false));
+        const TrainingReport r = simulate_searched(spec, hardware, plan);
+        CHECK(test::relative_error(r.step_time_s, plan.step_time_s) < 1e-12);
+        CHECK(test::relative_error(r.memory.total_bytes(), plan.memory_bytes) < 1e-12);
+    }
+    // Kept, the gathered weights are not gathered again for the backward pass: the best plan is no slower.
+    CHECK(kept.top.front().step_time_s <= resharded.top.front().step_time_s);
+}
+
 TEST_CASE("every top plan simulates through the train path to the step time and memory the search gave it") {
     const Hardware hardware = resolve_hardware("dgx-h100", test::source_dir());
     TrainSearchSpec spec = spec_on("dgx-h100", 16, mid_model());

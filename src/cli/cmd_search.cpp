@@ -41,7 +41,7 @@ struct Flags {
     std::int64_t etp = 0, vpp = 0;
     int zero = 0;
     double micro_batch = 0;
-    std::string recompute, schedule, precision = "bf16", strategy, placement, sp, offload, overlap, tp_overlap;
+    std::string recompute, schedule, precision = "bf16", strategy, placement, sp, offload, overlap, tp_overlap, reshard;
     std::string stack, moe_dispatcher = "alltoall";
     std::string ep_overlap;
     double expert_imbalance = 1;
@@ -107,6 +107,7 @@ SearchConstraints constraints(const Flags& f, const CLI::App* c, SearchConstrain
     set_switch("--offload-optimizer", f.offload, k.offload_optimizer);
     set_switch("--overlap", f.overlap, k.overlap);
     set_switch("--tp-overlap", f.tp_overlap, k.tp_overlap);
+    set_switch("--reshard-after-forward", f.reshard, k.reshard_after_forward);
     if (given("--moe-dispatcher")) k.moe_dispatcher = f.moe_dispatcher;
     if (const auto value = switch_value(*c, "--ep-overlap", f.ep_overlap)) k.ep_overlap = *value;
     if (given("--expert-imbalance")) k.expert_imbalance = f.expert_imbalance;
@@ -156,6 +157,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     add_switch(*c, "--offload-optimizer", f->offload, "fix optimizer offload (searched when left out)");
     add_switch(*c, "--overlap", f->overlap, "fix data-parallel overlap (searched when left out)");
     add_switch(*c, "--tp-overlap", f->tp_overlap, "fix tensor-parallel overlap (searched when left out)");
+    add_switch(*c, "--reshard-after-forward", f->reshard, "gather fsdp-sharded weights again for the backward pass (default on)");
     c->add_option("--moe-dispatcher", f->moe_dispatcher, "MoE token dispatcher the stack offers: alltoall (default) or deepep")
         ->check(CLI::IsMember({"alltoall", "deepep"}));
     add_switch(*c, "--ep-overlap", f->ep_overlap, "hide the expert all-to-all under another micro-batch's compute (where the stack can)");

@@ -334,6 +334,7 @@ SearchConstraints launch_constraints(const LaunchConfig& c) {
     if (c.moe_dispatcher) k.moe_dispatcher = *c.moe_dispatcher;
     if (c.ep_overlap) k.ep_overlap = *c.ep_overlap;
     if (c.mtp_depth) k.mtp_depth = *c.mtp_depth;
+    k.reshard_after_forward = c.reshard_after_forward;
     return k;
 }
 

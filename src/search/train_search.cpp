@@ -299,6 +299,7 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
     plan.ep_overlap = spec_.fixed.ep_overlap && g.ep > 1;
     plan.expert_imbalance = g.ep > 1 ? spec_.fixed.expert_imbalance : 1.0;
     plan.mtp_depth = spec_.fixed.mtp_depth;
+    if (g.fsdp > 1) plan.reshard_after_forward = spec_.fixed.reshard_after_forward;
     const double per_replica = spec_.global_batch_seqs / d(g.dp);
 
     // Each order of the axes on the topology, laid once for every knob of the layout (or not at

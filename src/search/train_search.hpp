@@ -49,6 +49,7 @@ struct SearchConstraints : GivenDegrees {
     bool ep_overlap = false;
     double expert_imbalance = 1;
     std::int64_t mtp_depth = 0;
+    std::optional<bool> reshard_after_forward;  // fsdp plans only; unset: reshard (ZeRO-3)
 };
 
 struct TrainSearchSpec : TrainingJob {
