@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace ridgeline {
 
@@ -17,8 +18,11 @@ inline constexpr std::array<const char*, kPlanAxes> kPlanAxisNames = {"data", "f
 // Expert ranks folded over part of an axis (Megatron-Core carves ep from the tensor, context and
 // data ranks in that order, taking the fastest-varying ranks): the axis is split, its inner part
 // named "ep_<axis>" lying just inside it; the axis's groups span both parts.
-[[nodiscard]] inline std::string expert_part_name(const std::string& axis) { return "ep_" + axis; }
+inline constexpr std::string_view kExpertPartPrefix = "ep_";
+[[nodiscard]] inline std::string expert_part_name(const std::string& axis) { return std::string(kExpertPartPrefix) + axis; }
 // The axis a name belongs to: "context" for "ep_context", the name itself otherwise.
-[[nodiscard]] inline std::string base_axis_name(const std::string& name) { return name.starts_with("ep_") ? name.substr(3) : name; }
+[[nodiscard]] inline std::string base_axis_name(const std::string& name) {
+    return name.starts_with(kExpertPartPrefix) ? name.substr(kExpertPartPrefix.size()) : name;
+}
 
 }  // namespace ridgeline
