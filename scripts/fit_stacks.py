@@ -42,10 +42,13 @@ def chips_with_kernels():
     return names
 
 
-def stack_of(framework, stacks):
-    for name, doc in stacks.items():
-        if framework == name or framework in doc.get("aliases", []):
-            return name
+def stack_of(software, stacks):
+    """The stack `ridgeline validate` runs a record on: framework@version first, then the framework."""
+    framework = (software.get("framework") or "").lower()
+    for wanted in ("%s@%s" % (framework, (software.get("version") or "").lower()), framework):
+        for name, doc in stacks.items():
+            if wanted == name or wanted in [a.lower() for a in doc.get("aliases", [])]:
+                return name
     return None
 
 
@@ -73,7 +76,7 @@ def main():
             shutil.copytree(os.path.join(ROOT, folder), os.path.join(tmp, folder))
         for name in sorted(stacks):
             records = [r for r in runs["records"] if r.get("kind") == "train" and
-                       stack_of(r.get("software", {}).get("framework"), stacks) == name and
+                       stack_of(r.get("software", {}), stacks) == name and
                        r["hardware"]["accelerator"] in measured]
             if len(records) < MIN_RECORDS:
                 continue

@@ -489,6 +489,31 @@ TEST_CASE("validate --source predicts only the records of sources whose key cont
     expect_refusal("validate " + runs + " --source no-such-source", {"--source", "no-such-source"});
 }
 
+// A release whose overheads differ has its own stack, found as framework@version; any other
+// version, or none, runs on the framework's stack.
+TEST_CASE("validate runs a record on its framework's release stack where one is shipped, else on the framework's") {
+    json file = read_json(ridgeline::test::source_dir() / "tests" / "data" / "runs" / "published-runs-dev.json");
+    json record;
+    for (const auto& r : file["records"])
+        if (r["id"] == "mlm-h100-weak-32B") record = r;
+    REQUIRE(record.is_object());
+    const auto predicted = [&](const std::string& framework, const json& version) {
+        json r = record;
+        r["software"]["framework"] = framework;
+        r["software"]["version"] = version;
+        json doc = file;
+        doc["records"] = json::array({r});
+        const auto result = run_ridgeline("validate " + write_file("release-" + framework + ".json", doc.dump()) + " --json");
+        REQUIRE(result.exit_code == 0);
+        return json::parse(result.out)["records"][0]["predicted_tokens_per_s"].get<double>();
+    };
+    const double release = predicted("megatron-core", "r0.8.0"), by_name = predicted("megatron-core-0.8", nullptr);
+    const double current = predicted("megatron-core", nullptr), other_version = predicted("megatron-core", "r0.14.0");
+    CHECK(release == doctest::Approx(by_name).epsilon(1e-12));
+    CHECK(other_version == doctest::Approx(current).epsilon(1e-12));
+    CHECK(std::abs(release / current - 1.0) > 0.01);  // the two stacks' fitted overheads differ
+}
+
 TEST_CASE("validate refuses malformed run-record files naming the record and field") {
     const std::string runs = (ridgeline::test::source_dir() / "tests" / "data" / "runs" / "published-runs-dev.json").string();
     json file = read_json(runs);

@@ -112,19 +112,22 @@ TEST_CASE("chip ranges with a step: every count from one end to the other, the s
 
 // The capacity question: the fewest chips that finish in time. Checked against a plain scaling
 // sweep over every count (a separate path through the search), and against the data-parallel
-// arithmetic: twice the chips, half the days.
+// arithmetic: twice the chips, half the step, but for the stack's fixed time per step.
 TEST_CASE("search train --deadline-days: the fewest chips that finish in time, or the fastest and a plain statement") {
     const std::string job = "search train --model llama3-8b --hardware dgx-h100 --global-batch-seqs 256 --seq-len 4096 --train-tokens 2e11";
     const json answer = run_json(job + " --deadline-days 10");
     const json sweep = run_json(job + " --chips 8..64:8");
     double first_meeting = 0;
-    std::map<std::int64_t, double> days;
+    std::map<std::int64_t, double> days, step_s;
     for (const auto& point : sweep["points"]) {
         const double d = point["wall_clock_s"].get<double>() / 86400.0;
         days[point["chips"].get<std::int64_t>()] = d;
+        step_s[point["chips"].get<std::int64_t>()] = point["step_time_s"].get<double>();
         if (first_meeting == 0 && d <= 10.0) first_meeting = point["chips"].get<double>();
     }
-    CHECK(days.at(16) == doctest::Approx(days.at(8) / 2.0).epsilon(0.01));
+    std::ifstream stack_file(ridgeline::test::source_dir() / "stacks" / "megatron-core.json");
+    const double fixed_s = json::parse(stack_file)["fitted"]["per_step_overhead_s"].get<double>();
+    CHECK(step_s.at(16) - fixed_s == doctest::Approx((step_s.at(8) - fixed_s) / 2.0).epsilon(0.01));
     CHECK(answer["deadline_met"] == true);
     CHECK(answer["chosen_chips"].get<double>() == first_meeting);
     CHECK(answer["deadline_s"].get<double>() == doctest::Approx(10.0 * 86400.0));
