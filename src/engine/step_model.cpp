@@ -12,6 +12,18 @@ double exposed(double comm_s, double cover_s, bool overlapped) {
     return overlapped ? std::max(0.0, comm_s - cover_s) : comm_s;
 }
 
+// A rank's once-per-step data-parallel traffic (comm_s in all) under its pass of one micro-batch
+// (pass_s). Interleaved over v model chunks, each chunk's share is reduced as soon as that chunk's
+// last backward is done, and those come p chunk-steps apart (Megatron-Core launches each chunk's
+// grad sync so; the weight gathers mirror it in the forward): chunk c's traffic ends by
+// (c + 1) comm_s / v - (c p + 1) pass_s / v after the pass, worst at c = 0 or c = v - 1.
+double chunked_exposed(double comm_s, double pass_s, double chunks, double stages, bool overlapped) {
+    if (!overlapped) return comm_s;
+    const double first = (comm_s - pass_s) / chunks;
+    const double last = comm_s - pass_s / chunks - (chunks - 1.0) * stages * pass_s / chunks;
+    return std::max({0.0, first, last});
+}
+
 // Micro-batches whose activations a pipeline rank holds at once.
 double in_flight_microbatches(const LayoutCosts& l, const StepKnobs& k) {
     const double pp = l.pipeline_size;
@@ -105,8 +117,9 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
         bubble = std::max(0.0, pp / 2.0 - 1.0) * std::max(0.0, per_microbatch + layers * (compute_bwd + recompute) - 3.0 * weight_grads);
 
     // Once per step: gradient reduction under the last backward pass, weight gathers under the next forward.
-    const double step_comm = exposed(layers * l.gradient_comm_s, stage_bwd, k.overlap_data_parallel) +
-                             exposed(layers * l.gather_comm_s, stage_fwd, k.overlap_data_parallel);
+    const double chunks = k.schedule == PipelineSchedule::interleaved ? k.virtual_stages : 1.0;
+    const double step_comm = chunked_exposed(layers * l.gradient_comm_s, stage_bwd, chunks, pp, k.overlap_data_parallel) +
+                             chunked_exposed(layers * l.gather_comm_s, stage_fwd, chunks, pp, k.overlap_data_parallel);
     const double optimizer_params = l.local_params / optimizer_shards(l, k);
     const double optimizer_s = k.offload_optimizer ? optimizer_params * l.precision.offload_traffic_bytes_per_param() / l.host_link_Bps
                                                    : optimizer_params * l.precision.update_traffic_bytes_per_param() / l.hbm_Bps;

@@ -346,6 +346,8 @@ LayoutWork derive_layout_work(const TrainingScenario& s) {
     workload.reshard_after_forward = s.plan.reshard_after_forward;
     workload.expert_imbalance = s.plan.expert_imbalance;
     if (s.plan.fp8_dispatch) workload.dispatch_bytes = kFp8DispatchBytes;
+    // fp16 runs keep fp16 gradients (their loss scaling guards the range); bf16 ones may reduce in fp32.
+    if (s.stack.fp32_gradient_reduction && s.plan.compute != Dtype::fp16) workload.grad_bytes = bytes_per_element(Dtype::fp32);
     LayoutWork work;
     work.dense = derive_layer_work(s.model, s.strategy, s.plan.axes, workload, false);
     work.moe = s.model.moe ? derive_layer_work(s.model, s.strategy, s.plan.axes, workload, true) : work.dense;

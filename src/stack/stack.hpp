@@ -45,6 +45,7 @@ struct Stack {
     bool pipeline_scatter_gather = false;
     // Interleaved pipelines' sends overlap the next virtual stage's compute (Megatron-Core's overlap_p2p_comm).
     bool interleaved_send_overlap = false;
+    bool fp32_gradient_reduction = false;  // bf16 (and fp8) runs reduce their gradients in fp32
 };
 
 // The stack a chip runs when none is named: Megatron-Core for training and vLLM for serving on

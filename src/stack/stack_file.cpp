@@ -47,6 +47,9 @@ Stack load_stack_file(const std::filesystem::path& path) {
     stack.interleaved_send_overlap = root.boolean("interleaved_send_overlap", false);
     if (stack.pipeline_scatter_gather || stack.interleaved_send_overlap) (void)root.string("pipeline_source");
     else root.allow("pipeline_source");
+    stack.fp32_gradient_reduction = root.boolean("fp32_gradient_reduction", false);
+    if (stack.fp32_gradient_reduction) (void)root.string("gradient_source");
+    else root.allow("gradient_source");
     if (root.has("moe_dispatchers") || stack.expert_comm_overlap) (void)root.string("moe_source");
     else root.allow("moe_source");
     auto fitted = root.object("fitted");
