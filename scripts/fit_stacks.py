@@ -30,6 +30,9 @@ GRIDS = {
 CV_GRID = [0.0, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.06]
 SERIES_MIN_CHIP_COUNTS = 3
 MIN_RECORDS = 5
+# A cost per step and a share of each layer's compute can only be told apart across steps of different
+# lengths from different models; records of fewer models leave the per-step cost at 0 (not fitted).
+MIN_MODELS_FOR_STEP_OVERHEAD = 3
 
 
 def chips_with_kernels():
@@ -93,10 +96,17 @@ def main():
             stack_path = os.path.join(tmp, "stacks", name + ".json")
             doc = json.load(open(stack_path))
             params = dict(doc["fitted"])
+            models = {r["model"]["name"] for r in records}
+            grids = dict(GRIDS)
+            if len(models) < MIN_MODELS_FOR_STEP_OVERHEAD:
+                del grids["per_step_overhead_s"]
+                params["per_step_overhead_s"] = 0.0
+                doc["fitted"] = params
+                json.dump(doc, open(stack_path, "w"))
             best, summary = evaluate(args.ridgeline, tmp, subset)
             for _ in range(3):
                 improved = False
-                for key, grid in GRIDS.items():
+                for key, grid in grids.items():
                     for value in grid:
                         trial = dict(params, **{key: value})
                         doc["fitted"] = trial
@@ -127,6 +137,9 @@ def main():
                           os.path.relpath(args.runs, ROOT), summary["count"], 100 * summary["median_abs_error"], 100 * summary["p90_abs_error"],
                           "the scaling series " + ", ".join(series_keys) + " (%d records)" % len(series) if series else "no scaling series: 0",
                           datetime.date.today().isoformat()))
+            if "per_step_overhead_s" not in grids:
+                origin += ("; per_step_overhead_s not fitted (0): the records are of %d model(s), too few to tell a per-step "
+                           "cost from a share of each layer's" % len(models))
             params["origin"] = origin
             print(name, json.dumps(params))
             # A value on a grid's upper edge means overheads do not explain these records (a scaling

@@ -73,7 +73,7 @@ TEST_CASE("the shipped H100 kernel model (fitted on PyTorch's GEMMs) predicts th
     CHECK(gemm_parts == 2);  // bf16 and fp8
 }
 
-TEST_CASE("a LLaMA layer's forward and backward on a real H100: the kernel model against the rested chip; held busy it runs longer") {
+TEST_CASE("a LLaMA layer's forward and backward on a real H100: the kernel model against the rested chip, and held busy it runs longer") {
     const auto doc = test::read_json(test::data_file("gpu/h100-sustained-2026-11-26.json"));
     REQUIRE(doc["layers"].size() == 3);
     for (const auto& block : doc["layers"]) {
