@@ -65,6 +65,7 @@ def minimise(loss, start, steps):
 ROOT = Path(__file__).resolve().parent.parent
 CHIPS = ROOT / "hardware" / "chips"
 REF = ROOT / "tests" / "data" / "reference"
+GPU = ROOT / "tests" / "data" / "gpu"
 
 
 def load(path):
@@ -265,13 +266,22 @@ def derive_all():
         hk["attention"][family] = entry
     blocks["h100-sxm"] = hk
 
-    # H200: the H100's die with other memory.
+    # H200: the H100's die with other memory. Its GEMMs were measured on a real H200 (the cuda backend;
+    # `ridgeline fit` wrote the block, which stays as it is); attention is the H100's (same die, compute-
+    # bound); memory-bound kernels lose the H100's share of a copy on the H200's measured copy.
     h200 = load(CHIPS / "h200.json")
+    calibration = load(GPU / "h200-calibration-2026-11-26.json")
+    cache = calibration["provenance"]["cache_bytes"]
+    copy_Bps = statistics.median(2 * c["bytes"] / c["time_s"] for c in calibration["copies"] if c["bytes"] >= 4 * cache)
     block = json.loads(json.dumps(hk))
-    block["source"] = ("derived, not measured: the H200 is the H100's GH100 die (same 132 SMs, clocks and tensor cores) "
-                       "with 141 GB of HBM3e, so its GEMM and attention fractions of peak and its GEMM launch cost are "
-                       "the H100's (" + hk["source"] + "); weight streaming and memory-bound kernels are assumed to "
-                       "reach the same fractions of its own 4.8 TB/s")
+    block["gemm"] = h200["kernels"]["gemm"]
+    block["source"] = ("GEMMs measured on a real H200 (tests/data/gpu/h200-calibration-2026-11-26.json, `ridgeline fit "
+                       "--like h200`); the rest derived, not measured: the H200 is the H100's GH100 die (same 132 SMs, "
+                       "clocks and tensor cores) with 141 GB of HBM3e, so its attention fractions of peak are the H100's ("
+                       + hk["source"] + ")")
+    block["memory_bound"] = memory_block(hk, copy_Bps / h200["hbm_bw_Bps"]["value"],
+                                         "measured on the same H200 by the cuda backend (device copies of 64-256 MiB: "
+                                         f"{copy_Bps / 1e12:.3f} TB/s read plus write)")
     blocks["h200"] = block
 
     # Blackwell: B200 cuBLAS/CUTLASS GEMMs and cudnn-frontend attention; GB200 from its own MAMF and cuDNN rows.

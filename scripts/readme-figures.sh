@@ -87,29 +87,33 @@ o = json.load(sys.stdin)["outlook"]
 print("LLaMA-3 405B on 16,384 H100s, 15.6T tokens: goodput %.1f%%, %.0f expected failures, energy %.0f MWh" %
       (100 * o["goodput"]["goodput"], o["goodput"]["expected_failures"], o["energy"]["run_j"] / 3.6e9))
 '
-# A real H100 (tests/data/gpu/, 2026-11-26): the cuda backend's fit and held-out GEMMs, the shipped
-# kernel model against its GEMMs, and a LLaMA layer rested and held busy.
-"$build/tests/ridgeline_tests" -sf='*gpu_measurements*' -s 2>&1 | grep -o '\(cuda backend on a real H100\|shipped H100 kernel model vs\|llama-3-8b block, seq [0-9]*: predicted\).*' || true
+# A real H100 and H200 (tests/data/gpu/, 2026-11-26): the cuda backend's fit and held-out GEMMs, the
+# shipped kernel models against them, and a LLaMA layer rested and held busy.
+"$build/tests/ridgeline_tests" -sf='*gpu_measurements*' -s 2>&1 |
+  grep -o '\(cuda backend on a real h[12]00,\|shipped H100 kernel model vs\|H200 attention passes\|h[12]00 llama-3-8b block, seq [0-9]*: predicted\).*' || true
 python3 - <<'PY'
 import json, statistics
-t = json.load(open("tests/data/gpu/h100-torch-baseline-2026-11-26.json"))
-ours = {(g["dtype"], g["M"], g["K"], g["N"]): g["seconds"] for g in json.load(open("tests/data/gpu/h100-calibration-2026-11-26.json"))["kernels"]["gemm"]}
-same = [abs(t_["seconds"] / ours[key] - 1) for t_ in t["gemm"]
-        if (key := ("bf16" if t_["dtype"] == "bf16" else "fp8", t_["M"], t_["K"], t_["N"])) in ours]
-print("cuda backend (cuBLASLt) vs PyTorch on the same H100, same run: %d shared GEMMs, median |difference| %.1f%%, max %.1f%%" %
-      (len(same), 100 * statistics.median(same), 100 * max(same)))
-for kind in ("gemm", "attention"):
-    key = "seconds" if kind == "gemm" else "forward_backward_s"
-    d = [abs(x[key] / x["reference_" + key] - 1) for x in t[kind]]
-    print("PyTorch on this H100 vs the reference H100 (%s): %d cases, median |difference| %.1f%%, max %.1f%%" %
-          (kind, len(d), 100 * statistics.median(d), 100 * max(d)))
-for s in t["sustained"]:
-    w = [x["tflops"] for x in s["windows"]]
-    rested = [g for g in t["gemm"] if s["name"].startswith("bf16") and g["dtype"] == "bf16" and (g["M"], g["K"], g["N"]) == tuple(map(int, s["name"].split()[1].split("x")))]
-    print("GEMM stream %s held busy: %.0f TFLOP/s (windows %.0f-%.0f), SM clock %d MHz at %.0f W%s" %
-          (s["name"], statistics.median(w), min(w), max(w), statistics.median(x["sm_mhz"] for x in s["windows"]),
-           statistics.median(x["watts"] for x in s["windows"]),
-           "; rested %.0f" % (2 * rested[0]["M"] * rested[0]["K"] * rested[0]["N"] / rested[0]["seconds"] / 1e12) if rested else ""))
-for b in json.load(open("tests/data/gpu/h100-sustained-2026-11-26.json"))["layers"]:
-    print("%s: held busy %.3fx as long as rested (%.0f MHz, %.0f W)" % (b["name"], b["ratio"], b["sustained_sm_mhz"], b["sustained_watts"]))
+for gpu in ("h100", "h200"):
+    t = json.load(open("tests/data/gpu/%s-torch-baseline-2026-11-26.json" % gpu))
+    ours = {(g["dtype"], g["M"], g["K"], g["N"]): g["seconds"]
+            for g in json.load(open("tests/data/gpu/%s-calibration-2026-11-26.json" % gpu))["kernels"]["gemm"]}
+    same = [abs(x["seconds"] / ours[key] - 1) for x in t["gemm"]
+            if (key := ("bf16" if x["dtype"] == "bf16" else "fp8", x["M"], x["K"], x["N"])) in ours]
+    print("%s: cuda backend (cuBLASLt) vs PyTorch, same GPU and run: %d shared GEMMs, median |difference| %.1f%%, max %.1f%%" %
+          (gpu, len(same), 100 * statistics.median(same), 100 * max(same)))
+    for kind in ("gemm", "attention"):
+        key = "seconds" if kind == "gemm" else "forward_backward_s"
+        d = [x[key] / x["reference_" + key] - 1 for x in t[kind]]
+        print("%s: PyTorch vs the reference H100 (%s): %d cases, median |difference| %.1f%%, max %.1f%%, median signed %+.1f%%" %
+              (gpu, kind, len(d), 100 * statistics.median(map(abs, d)), 100 * max(map(abs, d)), 100 * statistics.median(d)))
+    for s in t["sustained"]:
+        w = [x["tflops"] for x in s["windows"]]
+        shape = tuple(map(int, s["name"].split()[1].split("x")))
+        rested = [g for g in t["gemm"] if s["name"].startswith("bf16") and g["dtype"] == "bf16" and (g["M"], g["K"], g["N"]) == shape]
+        print("%s: GEMM stream %s held busy: %.0f TFLOP/s (windows %.0f-%.0f), SM clock %d MHz at %.0f W%s" %
+              (gpu, s["name"], statistics.median(w), min(w), max(w), statistics.median(x["sm_mhz"] for x in s["windows"]),
+               statistics.median(x["watts"] for x in s["windows"]),
+               "; rested %.0f" % (2 * shape[0] * shape[1] * shape[2] / rested[0]["seconds"] / 1e12) if rested else ""))
+    for b in json.load(open("tests/data/gpu/%s-sustained-2026-11-26.json" % gpu))["layers"]:
+        print("%s: %s: held busy %.3fx as long as rested (%.0f MHz, %.0f W)" % (gpu, b["name"], b["ratio"], b["sustained_sm_mhz"], b["sustained_watts"]))
 PY

@@ -88,17 +88,16 @@ TEST_CASE("kernel model: memory-bound kernels move their bytes at the measured f
     }
 }
 
-TEST_CASE("kernel model: H200 shares the H100 die's compute fractions and streams weights at its own bandwidth") {
+TEST_CASE("kernel model: H200 attention is the H100 die's, its GEMMs its own measurement") {
     const ChipSpec h100 = resolve_hardware("h100-sxm", test::source_dir()).chip;
     const ChipSpec h200 = resolve_hardware("h200", test::source_dir()).chip;
-    // A large GEMM is compute-bound: the same time on both.
-    const Gemm big{8192, 8192, 8192, 1, 8192.0 * 8192};
-    const MatmulDtypes bf16{Dtype::bf16, Dtype::bf16, Dtype::bf16};
-    CHECK(gemm_time(h200, big, bf16).lower_bound_s() == doctest::Approx(gemm_time(h100, big, bf16).lower_bound_s()));
-    // A one-row GEMM streams its weights: beyond the launch, 3.35 / 4.8 of the H100's time.
-    const Gemm skinny{1, 8192, 8192, 1, 8192.0 * 8192};
-    const double launch = h100.kernels->gemm_launch_s;
-    CHECK((gemm_time(h200, skinny, bf16).lower_bound_s() - launch) == doctest::Approx((gemm_time(h100, skinny, bf16).lower_bound_s() - launch) * 3.35 / 4.8));
+    // Same tensor cores at the same bf16 peak: the same attention pass takes the same time on both.
+    const double flops = 4.0 * 4 * 32 * 4096.0 * 4096 * 128 / 2;
+    for (const std::string family : {"cudnn", "flash-attention-2"})
+        CHECK(attention_time(h200, family, AttentionPassKind::forward, flops, 0, 4096).lower_bound_s() ==
+              doctest::Approx(attention_time(h100, family, AttentionPassKind::forward, flops, 0, 4096).lower_bound_s()));
+    // The GEMM block names the H200 measurements it was fitted to (tests/test_gpu_measurements.cpp checks it).
+    CHECK(h200.kernels->source.find("h200-calibration-2026-11-26.json") != std::string::npos);
 }
 
 TEST_CASE("kernel model: a chip or dtype with no measurements is named, not given ideal efficiency") {

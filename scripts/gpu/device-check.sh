@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# One prepared run on a lent GPU (see README, "On a GPU"): the cuda backend's calibration with its
-# held-out validation, then PyTorch's baseline in the same run. Needs .gpu/ from
-# ../shared/tools/gpu-carry.sh; writes everything under $OUT (or ./gpu-out).
+# One prepared run on a lent GPU (README, "On a real GPU"): the cuda backend's calibration with its
+# held-out validation, then PyTorch's baseline and a LLaMA layer rested and held busy, in the same run.
+# Needs .gpu/ from ../shared/tools/gpu-carry.sh. LIKE names the chip file the GPU is (default h100-sxm);
+# everything goes under $OUT (or ./gpu-out).
 set -u
 out=${OUT:-gpu-out}; mkdir -p "$out"
+like=${LIKE:-h100-sxm}
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,clocks.sm,temperature.gpu,memory.total --format=csv > "$out/smi.txt" 2>&1
 cat "$out/smi.txt"
 start=$(date +%s)
-bash .gpu/run.sh calibrate --backend cuda --time-budget "${BUDGET_S:-75}" --validate --like h100-sxm --json --force \
-  -o "$out/h100-cuda.json" > "$out/validate.json" 2> "$out/calibrate.log"
-echo "calibrate rc=$? in $(( $(date +%s) - start )) s"; tail -5 "$out/calibrate.log"
+bash .gpu/run.sh calibrate --backend cuda --time-budget "${BUDGET_S:-75}" --validate --like "$like" --json --force \
+  -o "$out/$like-cuda.json" > "$out/validate.json" 2> "$out/calibrate.log"
+echo "calibrate rc=$? in $(( $(date +%s) - start )) s"; tail -2 "$out/calibrate.log"
 start=$(date +%s)
 python3 scripts/gpu/torch_baseline.py tests/data/reference/gpu-kernels-h100.json > "$out/torch.json" 2> "$out/torch.log"
-echo "torch rc=$? in $(( $(date +%s) - start )) s"; grep -E "sustained|attention|Error|error" "$out/torch.log" | head -20
+echo "torch baseline rc=$? in $(( $(date +%s) - start )) s"
+python3 scripts/gpu/torch_sustained.py > "$out/sustained.json" 2>> "$out/torch.log"
+echo "torch sustained rc=$? in $(( $(date +%s) - start )) s"; grep -E "sustained|attention|block|rror" "$out/torch.log" | head -20
