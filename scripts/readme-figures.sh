@@ -42,13 +42,18 @@ rm -rf "$fitted"
 import json, statistics, sys
 records = {r["id"]: r for r in json.load(open("tests/data/runs/published-runs-dev.json"))["records"]}
 errors = {}
+long = []
 for p in json.load(sys.stdin)["records"]:
     if p.get("error") is not None:
         errors.setdefault(records[p["id"]]["software"]["framework"], []).append(abs(p["error"]))
+        r = records[p["id"]]
+        if r["software"]["framework"] == "llm-foundry" and r["workload"]["seq_len"] >= 16384:
+            long.append(p["error"])
 for framework, e in sorted(errors.items(), key=lambda kv: -len(kv[1])):
     e.sort()
     print("training records run by %s: %d, median |error| %.2f%%, p90 %.2f%%" %
           (framework, len(e), 100 * statistics.median(e), 100 * e[int(0.9 * (len(e) - 1))]))
+print("LLM Foundry records of 16k tokens or more: %d, from %+.0f%% to %+.0f%%" % (len(long), 100 * min(long), 100 * max(long)))
 '
 # MoE training records (the issue on modern models holds its targets to these).
 "$build/ridgeline" validate tests/data/runs/published-runs-dev.json --json | python3 -c '

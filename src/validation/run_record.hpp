@@ -22,6 +22,7 @@ struct RunRecord : Degrees {
     std::optional<MlaSpec> mla;  // attention "mla": its low-rank shapes, where the record gives them
     std::int64_t layers = 0, d_model = 0, heads = 0, kv_heads = 0, head_dim = 0, d_ff = 0, vocab = 0;
     bool gated_mlp = true;
+    bool learned_positions = false;  // learned absolute position embeddings, no rotary (MPT's default)
     std::optional<bool> tied_embeddings;
     std::optional<RunRecordMoe> moe;
     // hardware

@@ -135,6 +135,9 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
         r.gated_mlp = m.flag("gated_mlp");
         r.tied_embeddings = m.flag_or_null("tied_embeddings");
         r.attention = m.choice("attention", {"mha", "gqa", "mqa", "mla"});
+        // Optional (this project's extension): how positions enter; absent: rotary.
+        if (m.has("position_embeddings") && !m.is_null("position_embeddings"))
+            r.learned_positions = m.choice("position_embeddings", {"rotary", "learned"}) == "learned";
         if (r.kv_heads > r.heads) m.fail("kv_heads", std::to_string(r.kv_heads) + " key/value heads exceed the " + std::to_string(r.heads) + " query heads");
         // Optional (this project's extension of the format): MLA's low-rank shapes.
         if (m.has("mla") && !m.is_null("mla")) {

@@ -45,6 +45,8 @@ ModelSpec record_model(const RunRecord& r) {
     m.vocab_size = r.vocab;
     m.mlp = r.gated_mlp ? MlpKind::gated : MlpKind::plain;
     m.tied_embeddings = r.tied_embeddings.value_or(false);
+    // A learned table of one position per token of the sequence (MPT's max_seq_len x d_model).
+    if (r.learned_positions) m.learned_position_embeddings = r.seq_len;
     if (r.moe) m.moe = MoeSpec{r.moe->experts, r.moe->top_k, r.moe->d_ff_expert, r.moe->shared_experts, r.moe->dense_layers};
     return m;
 }
