@@ -95,7 +95,7 @@ print("LLaMA-3 405B on 16,384 H100s, 15.6T tokens: goodput %.1f%%, %.0f expected
 # A real H100 and H200 (tests/data/gpu/, 2026-11-26): the cuda backend's fit and held-out GEMMs, the
 # shipped kernel models against them, and a LLaMA layer rested and held busy.
 "$build/tests/ridgeline_tests" -sf='*gpu_measurements*' -s 2>&1 |
-  grep -o '\(cuda backend on a real h[12]00,\|shipped H100 kernel model vs\|H200 attention passes\|h[12]00 llama-3-8b block, seq [0-9]*: predicted\).*' || true
+  grep -o '\(cuda backend on a real h[12]00[a-z-]*,\|shipped H100 kernel model vs\|H200 attention passes\|h[12]00 llama-3-8b block, seq [0-9]*: predicted\).*' || true
 python3 - <<'PY'
 import json, statistics
 for gpu in ("h100", "h200"):

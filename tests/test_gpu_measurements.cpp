@@ -52,11 +52,12 @@ double layer_s(const nlohmann::json& block, const std::string& hardware) {
 
 }  // namespace
 
-TEST_CASE("cuda backend on a real H100 and H200: the GEMMs of the held-out weight shape, predicted by a fit to the others") {
-    for (const auto& [gpu, chip] : {std::pair{"h100", "h100-sxm"}, std::pair{"h200", "h200"}}) {
+TEST_CASE("cuda backend on a real H100 (two runs) and H200: the GEMMs of the held-out weight shape, predicted by a fit to the others") {
+    // The H100's twice, minutes apart on another lent machine: the figure is the backend's, not one run's luck.
+    for (const auto& [gpu, chip] : {std::pair{"h100", "h100-sxm"}, std::pair{"h100-rerun", "h100-sxm"}, std::pair{"h200", "h200"}}) {
         const calibration::Measurements m = calibration_of(gpu);
         CHECK(m.provenance.backend == "cuda");
-        CHECK(m.provenance.device.find(gpu == std::string("h100") ? "H100" : "H200") != std::string::npos);
+        CHECK(m.provenance.device.find(std::string(chip) == "h200" ? "H200" : "H100") != std::string::npos);
         const ChipSpec datasheet = load_chip_file(test::source_dir() / "hardware" / "chips" / (std::string(chip) + ".json"));
         const auto cases = calibration::predict_held_out_gemms(calibration::kernel_measurements_of(m), datasheet, gpu);
         std::vector<double> errors;

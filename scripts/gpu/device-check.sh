@@ -7,6 +7,8 @@ set -u
 out=${OUT:-gpu-out}; mkdir -p "$out"
 like=${LIKE:-h100-sxm}
 export PYTHONUNBUFFERED=1
+# gpu-carry.sh packs the data folders it knows; train and serve also read the recomputation policies.
+[ -d .gpu/recompute ] || cp -r recompute .gpu/
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,clocks.sm,temperature.gpu,memory.total --format=csv > "$out/smi.txt" 2>&1
 cat "$out/smi.txt"
 start=$(date +%s)
