@@ -12,17 +12,11 @@ Prints one JSON document on stdout.
 import json
 import statistics
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
 
-try:
-    import pynvml
-    pynvml.nvmlInit()
-    NVML = pynvml.nvmlDeviceGetHandleByIndex(0)
-except Exception:  # the numbers still stand without the clock readings
-    NVML = None
+from held_busy import clocks, windows
 
 dev = torch.device("cuda")
 flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)
@@ -55,29 +49,11 @@ def operands(m, k, n, dtype):
     return lambda: torch._scaled_mm(a8, b8.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16, use_fast_accum=True)
 
 
-def clocks():
-    if NVML is None:
-        return None, None
-    return pynvml.nvmlDeviceGetClockInfo(NVML, pynvml.NVML_CLOCK_SM), pynvml.nvmlDeviceGetPowerUsage(NVML) / 1000.0
-
-
 def sustained(name, fn, flops, seconds):
     single = timed(fn, samples=10, flush_l2=False)
-    per_window = max(1, int(0.25 / single))
-    windows = []
-    start = time.time()
-    while time.time() - start < seconds:
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(per_window):
-            fn()
-        b.record()
-        time.sleep(0.1)  # read the clock while the window's kernels run
-        sm_mhz, watts = clocks()
-        b.synchronize()
-        s = a.elapsed_time(b) * 1e-3 / per_window
-        windows.append({"t_s": round(time.time() - start, 2), "tflops": flops / s / 1e12, "sm_mhz": sm_mhz, "watts": watts})
-    return {"name": name, "flops": flops, "first_call_tflops": flops / single / 1e12, "windows": windows}
+    held = [{"t_s": w["t_s"], "tflops": flops / w["s"] / 1e12, "sm_mhz": w["sm_mhz"], "watts": w["watts"]}
+            for w in windows(fn, single, seconds)]
+    return {"name": name, "flops": flops, "first_call_tflops": flops / single / 1e12, "windows": held}
 
 
 def main():

@@ -16,20 +16,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-try:
-    import pynvml
-    pynvml.nvmlInit()
-    NVML = pynvml.nvmlDeviceGetHandleByIndex(0)
-except Exception:
-    NVML = None
+from held_busy import NVML, windows
 
 dev = torch.device("cuda")
-
-
-def clocks():
-    if NVML is None:
-        return None, None
-    return pynvml.nvmlDeviceGetClockInfo(NVML, pynvml.NVML_CLOCK_SM), pynvml.nvmlDeviceGetPowerUsage(NVML) / 1000.0
 
 
 class Block(nn.Module):
@@ -79,24 +68,13 @@ def measure(name, h, ffn, hq, hk, d, layers, seq, seconds):
             b.synchronize()
             idle.append(a.elapsed_time(b) * 1e-3)
         idle_s = statistics.median(idle)
-        per_window = max(1, int(0.25 / idle_s))
-        windows = []
-        start = time.time()
-        while time.time() - start < seconds:
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            for _ in range(per_window):
-                step()
-            b.record()
-            sm_mhz, watts = clocks()
-            b.synchronize()
-            windows.append({"s": a.elapsed_time(b) * 1e-3 / per_window, "sm_mhz": sm_mhz, "watts": watts})
-    tail = windows[len(windows) * 2 // 5:]
+        held = windows(step, idle_s, seconds)
+    tail = held[len(held) * 2 // 5:]
     sustained_s = statistics.median(w["s"] for w in tail)
     r = {"name": name, "hidden": h, "ffn": ffn, "q_heads": hq, "kv_heads": hk, "head_dim": d, "layers": layers, "seq": seq,
          "idle_s": idle_s, "idle_samples_s": idle, "sustained_s": sustained_s, "ratio": sustained_s / idle_s,
          "sustained_sm_mhz": statistics.median(w["sm_mhz"] for w in tail) if NVML else None,
-         "sustained_watts": statistics.median(w["watts"] for w in tail) if NVML else None, "windows": windows}
+         "sustained_watts": statistics.median(w["watts"] for w in tail) if NVML else None, "windows": held}
     print(f"{name}: idle {idle_s*1e3:.2f} ms, sustained {sustained_s*1e3:.2f} ms, ratio {r['ratio']:.3f}, "
           f"{r['sustained_sm_mhz']} MHz, {r['sustained_watts']} W", file=sys.stderr)
     return r
