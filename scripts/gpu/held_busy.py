@@ -19,6 +19,16 @@ def clocks():
     return pynvml.nvmlDeviceGetClockInfo(NVML, pynvml.NVML_CLOCK_SM), pynvml.nvmlDeviceGetPowerUsage(NVML) / 1000.0
 
 
+def event_s(fn):
+    """One call of fn, timed with CUDA events around it on the current stream."""
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    fn()
+    b.record()
+    b.synchronize()
+    return a.elapsed_time(b) * 1e-3
+
+
 def windows(fn, call_s, seconds):
     """Runs fn back to back for `seconds`; per window: seconds per call, SM clock, board power."""
     per_window = max(1, int(0.25 / call_s))

@@ -16,7 +16,7 @@ import sys
 import torch
 import torch.nn.functional as F
 
-from held_busy import clocks, windows
+from held_busy import clocks, event_s, windows
 
 dev = torch.device("cuda")
 flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)
@@ -29,12 +29,7 @@ def timed(fn, warmups=5, samples=30, flush_l2=True):
     for i in range(samples):
         if flush_l2:
             flush.fill_(i & 0xFF)
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        out.append(a.elapsed_time(b) * 1e-3)
+        out.append(event_s(fn))
     return statistics.median(out)
 
 

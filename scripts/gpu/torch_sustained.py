@@ -16,7 +16,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from held_busy import NVML, windows
+from held_busy import NVML, event_s, windows
 
 dev = torch.device("cuda")
 
@@ -61,12 +61,7 @@ def measure(name, h, ffn, hq, hk, d, layers, seq, seconds):
         idle = []
         for _ in range(6):
             time.sleep(0.5)
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            step()
-            b.record()
-            b.synchronize()
-            idle.append(a.elapsed_time(b) * 1e-3)
+            idle.append(event_s(step))
         idle_s = statistics.median(idle)
         held = windows(step, idle_s, seconds)
     tail = held[len(held) * 2 // 5:]
