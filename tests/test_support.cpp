@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,6 +39,10 @@ std::string training_error_field(const TrainingSetup& setup) {
 
 std::filesystem::path scratch_dir(const std::string& name) {
     const auto dir = std::filesystem::temp_directory_path() / ("ridgeline_" + name + "_" + std::to_string(::getpid()));
+    // An earlier process with the same pid (a long CI run reuses them) may have left files here:
+    // each process starts from an empty folder.
+    static std::set<std::string> emptied;
+    if (emptied.insert(name).second) std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     return dir;
 }
