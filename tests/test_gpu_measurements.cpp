@@ -100,15 +100,7 @@ TEST_CASE("the H200's attention, derived from the H100 die's, against cuDNN and 
     const ChipSpec h200 = resolve_hardware("h200", test::source_dir()).chip;
     const auto baseline = test::read_json(test::data_file("gpu/h200-torch-baseline-2026-11-26.json"));
     // The cases are the H100 reference's shapes: 32 query heads, head dim 128, causal.
-    std::vector<double> errors;
-    for (const auto& a : baseline["attention"]) {
-        const double b = a["batch"], s = a["seq"];
-        const double forward_flops = 4.0 * b * 32 * s * s * 128 / 2;
-        const std::string family = a["kernel"];
-        const double forward_s = a["forward_s"], backward_s = a["forward_backward_s"].get<double>() - forward_s;
-        errors.push_back(std::abs(attention_time(h200, family, AttentionPassKind::forward, forward_flops, 0, s).lower_bound_s() / forward_s - 1.0));
-        errors.push_back(std::abs(attention_time(h200, family, AttentionPassKind::backward, 2.5 * forward_flops, 0, s).lower_bound_s() / backward_s - 1.0));
-    }
+    const std::vector<double> errors = test::attention_pass_errors(h200, baseline["attention"]);
     CHECK(errors.size() == 12);
     check_bounds(errors, "H200 attention passes, derived model vs real H200");
 }

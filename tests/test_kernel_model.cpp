@@ -66,16 +66,7 @@ TEST_CASE("kernel model: every measured H100 GEMM (bf16 and fp8, M = 1..16384) w
 
 TEST_CASE("kernel model: measured H100 attention, each kernel family, forward and backward apart") {
     const ChipSpec chip = resolve_hardware("h100-sxm", test::source_dir()).chip;
-    std::vector<double> errors;
-    for (const auto& a : measurements()["attention"]) {
-        const double b = a["batch"], h = a["q_heads"], s = a["seq"], d = a["head_dim"];
-        // QK^T and AV: 4 B H S^2 D, half of it under a causal mask; the backward pass does 2.5x.
-        const double forward_flops = 4.0 * b * h * s * s * d / (a["causal"].get<bool>() ? 2.0 : 1.0);
-        const std::string family = a["kernel"];
-        const double forward_s = a["forward_s"], backward_s = a["forward_backward_s"].get<double>() - forward_s;
-        errors.push_back(std::abs(attention_time(chip, family, AttentionPassKind::forward, forward_flops, 0, s).lower_bound_s() / forward_s - 1.0));
-        errors.push_back(std::abs(attention_time(chip, family, AttentionPassKind::backward, 2.5 * forward_flops, 0, s).lower_bound_s() / backward_s - 1.0));
-    }
+    const std::vector<double> errors = test::attention_pass_errors(chip, measurements()["attention"]);
     CHECK(errors.size() == 12);
     check_errors(errors, "H100 attention passes");
 }

@@ -5,10 +5,12 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 namespace ridgeline {
+struct ChipSpec;
 struct TrainingReport;
 struct TrainingSetup;
 }  // namespace ridgeline
@@ -57,5 +59,10 @@ inline double relative_error(double actual, double expected) {
     const double diff = actual > expected ? actual - expected : expected - actual;
     return scale > 0 ? diff / scale : diff;
 }
+
+// |predicted / measured - 1| of each forward and backward pass of measured attention cases (batch,
+// seq, kernel, forward_s, forward_backward_s; q_heads, head_dim and causal default to the H100
+// reference's 32, 128 and causal), as `chip`'s kernel model prices them.
+[[nodiscard]] std::vector<double> attention_pass_errors(const ChipSpec& chip, const nlohmann::json& cases);
 
 }  // namespace ridgeline::test
