@@ -34,7 +34,9 @@ Cluster torus(const std::vector<std::int64_t>& dims, const std::vector<bool>& wr
     return cluster;
 }
 
-Cluster shipped(const std::string& hardware, const ClusterShape& shape) {
+// A shipped system at its datasheet link rates: the scaling book's analyses use those.
+Cluster shipped(const std::string& hardware, ClusterShape shape) {
+    shape.datasheet_links = true;
     return build_cluster(resolve_hardware(hardware, test::source_dir()), shape);
 }
 
@@ -260,4 +262,23 @@ const std::map<std::string, test::CaseFunction>& case_functions() {
 TEST_CASE("scaling-book reference cases on collectives, sharding and GPU networks") {
     const int checked = test::check_reference_cases({"collectives", "sharding", "sharded_matmul", "gpu_network"}, case_functions());
     CHECK(checked == 32);
+}
+
+TEST_CASE("collectives in a training or serving cluster run at the share of each link NCCL was measured to reach") {
+    // NCCL's maintainers: ~370 GB/s of NVLink 4's 450 GB/s (nccl-tests issue #212) and 46-48 GB/s
+    // per 400 Gb/s NDR NIC (nccl-tests issue #290) in ring collectives.
+    const double nvlink_Bps = 370e9, nic_Bps = 47e9, bytes = 1e9;
+    const Cluster node = build_cluster(resolve_hardware("dgx-h100", test::source_dir()), {{}, 1, 0});
+    const CollectiveCost inside = collective_cost(node, group(node, {"nvlink"}), CollectiveKind::all_reduce, bytes);
+    CHECK(inside.bandwidth_s == doctest::Approx(2.0 * 7.0 / 8.0 * bytes / nvlink_Bps).epsilon(0.002));
+
+    // One GPU per node in a data-parallel ring of 16 nodes: every byte of the array but its own shard crosses its NIC.
+    const Cluster nodes = build_cluster(resolve_hardware("dgx-h100", test::source_dir()), {{}, 16, 0});
+    const CollectiveCost across = collective_cost(nodes, group(nodes, {"ib"}), CollectiveKind::reduce_scatter, bytes);
+    CHECK(across.bandwidth_s == doctest::Approx(15.0 / 16.0 * bytes / nic_Bps).epsilon(0.002));
+
+    // The collective command and the book's analyses keep the datasheet rate.
+    const Cluster datasheet = dgx_h100_nodes(1);
+    CHECK(collective_cost(datasheet, group(datasheet, {"nvlink"}), CollectiveKind::all_reduce, bytes).bandwidth_s ==
+          doctest::Approx(2.0 * 7.0 / 8.0 * bytes / 450e9));
 }

@@ -38,6 +38,7 @@ ResolvedCluster resolve_cluster(const ClusterFlags& flags, const GlobalOptions& 
         if (!flags.topology.empty()) shape.torus_dims = io::parse_torus_shape(flags.topology, "--topology");
         shape.domains = flags.nodes;
         shape.chips = flags.chips;
+        shape.datasheet_links = true;  // the collective and topology commands answer at line rate, like the scaling book
         resolved.cluster = build_cluster(hardware, shape);
     }
     if (flags.mesh.empty()) {

@@ -23,7 +23,7 @@ struct RingPart {
     [[nodiscard]] double link_bw() const {
         // Interleaved groups on a strided axis share every link; a wrapped pair has two links.
         const double parallel_links = (wraps && k == 2) ? 2.0 : 1.0;
-        return dim->bw_per_chip_Bps_one_way * parallel_links / d(stride);
+        return dim->collective_Bps() * parallel_links / d(stride);
     }
     [[nodiscard]] double ring_bw() const { return (wraps && k > 2) ? 2.0 * link_bw() : link_bw(); }
     [[nodiscard]] std::int64_t ring_steps() const { return wraps ? k / 2 : k - 1; }
@@ -111,7 +111,7 @@ LevelCost graph_level(const PhysicalDim& dim, std::int64_t k, CollectiveKind kin
     LevelCost cost{dim.name + " (custom graph)", 0, 0};
     if (!dim.routing) throw std::logic_error("graph dimension " + dim.name + " has no routing");
     const GraphLoads& loads = dim.routing->loads();
-    const double bandwidth = dim.bw_per_chip_Bps_one_way;
+    const double bandwidth = dim.collective_Bps();
     const double steps = std::ceil((d(k) - 1.0) / 2.0);
     const double step_s = (level_bytes / d(k)) * loads.ring_link_load / bandwidth;
     switch (kind) {
@@ -144,7 +144,7 @@ LevelCost graph_level(const PhysicalDim& dim, std::int64_t k, CollectiveKind kin
 LevelCost flat_level(const PhysicalDim& dim, std::int64_t k, CollectiveKind kind, double level_bytes, double pair_bytes,
                      std::int64_t group_size, std::int64_t inner_chips, const CollectiveOptions& options) {
     LevelCost cost{dim.name, 0, 0};
-    const double bandwidth = dim.bw_per_chip_Bps_one_way;
+    const double bandwidth = dim.collective_Bps();
     const double members = d(k);
     const double fraction = options.asymptotic ? 1.0 : (members - 1.0) / members;
     const bool fabric = dim.kind == DimKind::fabric;
@@ -294,7 +294,7 @@ SendCost send_cost(const Cluster& cluster, const std::vector<std::int64_t>& from
         if (dim.kind != DimKind::ring) distance = 1;
         cost.hops += distance;
         cost.links_used += links;
-        bandwidth += links * dim.bw_per_chip_Bps_one_way;
+        bandwidth += links * dim.collective_Bps();
         latency += static_cast<double>(distance) * dim.hop_latency_s;
     }
     if (bandwidth > 0) cost.time_s = bytes / bandwidth + latency;

@@ -21,11 +21,19 @@ int small_positive_int(io::JsonObject& object, const std::string& key) {
     return static_cast<int>(count);
 }
 
+// The measured share of a link's rate that collectives reach over it (absent: the whole rate).
+double collective_fraction(io::JsonObject& link) {
+    const double value = link.optional_sourced_positive_number("collective_fraction").value_or(1.0);
+    if (value > 1.0) link.fail("collective_fraction", "expected a fraction in (0, 1]");
+    return value;
+}
+
 ScaleOutSpec parse_chip_scale_out(io::JsonObject object) {
     ScaleOutSpec spec;
     spec.kind = object.string("kind");
     spec.bw_per_chip_Bps_one_way = object.sourced_in("bw_per_chip_Bps_one_way", io::range::bandwidth_Bps);
     spec.latency_s = object.sourced_in("latency_s", io::range::latency_s);
+    spec.collective_fraction = collective_fraction(object);
     object.finish();
     return spec;
 }
@@ -200,6 +208,7 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
         spec.links_per_chip = small_positive_int(*nvlink, "links_per_chip");
         spec.bw_per_chip_Bps_one_way = nvlink->sourced_in("bw_per_chip_Bps_one_way", io::range::bandwidth_Bps);
         spec.hop_latency_s = nvlink->sourced_in("hop_latency_s", io::range::latency_s);
+        spec.collective_fraction = collective_fraction(*nvlink);
         nvlink->finish();
         chip.nvlink = spec;
     }

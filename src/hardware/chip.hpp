@@ -21,10 +21,13 @@ struct IciSpec {
 };
 
 // GPU NVLink through NVSwitch: every GPU reaches any other in its domain at its full egress.
+// collective_fraction: the share of the link rate NCCL's collectives reach on it (protocol
+// overhead), measured; 1 where no measurement is given.
 struct NvlinkSpec {
     int links_per_chip = 0;
     double bw_per_chip_Bps_one_way = 0;
     double hop_latency_s = 0;
+    double collective_fraction = 1.0;
 };
 
 // The network between scale-up domains: DCN between TPU slices, InfiniBand/Ethernet between GPU nodes.
@@ -32,6 +35,7 @@ struct ScaleOutSpec {
     std::string kind;
     double bw_per_chip_Bps_one_way = 0;
     double latency_s = 0;
+    double collective_fraction = 1.0;
 };
 
 // The vector (non-matmul) arithmetic units: SMs' CUDA cores on a GPU, the VPU of each TPU core.

@@ -179,6 +179,7 @@ Cluster build_cluster(const Hardware& hardware, const ClusterShape& shape) {
             throw InputError(kRequest, "topology", system.name + " is a switched system; give nodes or chips");
         cluster.dims.push_back(
             make_switched_dim("nvlink", domain_chips, chip.nvlink->bw_per_chip_Bps_one_way, chip.nvlink->hop_latency_s));
+        if (!shape.datasheet_links) cluster.dims.back().collective_fraction = chip.nvlink->collective_fraction;
     }
 
     std::int64_t domains = shape.domains;
@@ -198,6 +199,7 @@ Cluster build_cluster(const Hardware& hardware, const ClusterShape& shape) {
         cluster.dims.push_back(make_fabric_dim(system.scale_out_kind == "dcn" ? "dcn" : "ib", 1, domains,
                                                chip.scale_out.bw_per_chip_Bps_one_way, chip.scale_out.latency_s,
                                                system.domains_per_leaf.value_or(domains), system.oversubscription));
+        if (!shape.datasheet_links) cluster.dims.back().collective_fraction = chip.scale_out.collective_fraction;
     }
     return cluster;
 }

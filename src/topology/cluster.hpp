@@ -30,6 +30,8 @@ struct PhysicalDim {
     bool wraps = false;         // ring only
     double bw_per_chip_Bps_one_way = 0;  // ring: per link and direction; switched/fabric: per chip egress
     double hop_latency_s = 0;
+    double collective_fraction = 1.0;  // of the rate that collectives and sends reach (the chip's measured link share)
+    [[nodiscard]] double collective_Bps() const { return bw_per_chip_Bps_one_way * collective_fraction; }
     // fabric only: members under one leaf group and the leaf's oversubscription above it
     std::int64_t members_per_leaf = 0;
     double oversubscription = 1.0;
@@ -64,6 +66,9 @@ struct ClusterShape {
     std::vector<std::int64_t> torus_dims;  // empty: derive from chips
     std::int64_t domains = 0;              // 0: derive
     std::int64_t chips = 0;                // 0: derive from the other two
+    // Price links at their datasheet rate, as hand analyses do, rather than at the share of it
+    // collectives were measured to reach (the chip's collective_fraction).
+    bool datasheet_links = false;
 };
 
 // Throws InputError naming `--topology`, `--nodes` or `--chips` when the shape does not fit the system.
