@@ -1,6 +1,7 @@
 // Shipped hardware descriptions: complete, sourced, consistent, and resolvable by the names users type.
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <functional>
 
 #include <nlohmann/json.hpp>
@@ -99,4 +100,23 @@ TEST_CASE("cost: chips x hours x the chip file's hourly price, none where the fi
     ChipSpec unpriced = chip;
     unpriced.price_usd_per_chip_hour.reset();
     CHECK_FALSE(cost_usd(unpriced, 8, 3600.0).has_value());
+}
+
+TEST_CASE("a link's collective share must be a fraction in (0, 1]: the chip file and field are named") {
+    const auto source = test::source_dir() / "hardware" / "chips" / "h100-sxm.json";
+    for (const double share : {1.2, 0.0, -0.5}) {
+        CAPTURE(share);
+        nlohmann::json chip = nlohmann::json::parse(std::ifstream(source));
+        chip["interconnect"]["scale_out"]["collective_fraction"]["value"] = share;
+        const auto path = test::scratch_dir("collective-share") / "chip.json";
+        std::ofstream(path) << chip.dump();
+        try {
+            (void)load_chip_file(path);
+            FAIL("accepted a collective share of " << share);
+        } catch (const InputError& e) {
+            const std::string what = e.what();
+            CHECK(what.find("chip.json") != std::string::npos);
+            CHECK(what.find("collective_fraction") != std::string::npos);
+        }
+    }
 }
