@@ -19,6 +19,10 @@ void add_cluster_flags(CLI::App& command, ClusterFlags& flags) {
         ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
     command.add_option("--mesh", flags.mesh, "named mesh axes, e.g. data=16,tensor=8 (default: the physical dimensions)");
     command.add_option("--placement", flags.placement, "mesh axes innermost first (default: most communication-hungry innermost)");
+    command.add_option("--links", flags.links,
+                       "datasheet: links at their line rate, as hand analyses take them (default); measured: at the share "
+                       "of it collectives were measured to reach, as train and serve price them")
+        ->check(CLI::IsMember({"datasheet", "measured"}));
     add_what_if_flags(command, flags.what_if);
 }
 
@@ -38,7 +42,7 @@ ResolvedCluster resolve_cluster(const ClusterFlags& flags, const GlobalOptions& 
         if (!flags.topology.empty()) shape.torus_dims = io::parse_torus_shape(flags.topology, "--topology");
         shape.domains = flags.nodes;
         shape.chips = flags.chips;
-        shape.datasheet_links = true;  // the collective and topology commands answer at line rate, like the scaling book
+        shape.datasheet_links = flags.links == "datasheet";
         resolved.cluster = build_cluster(hardware, shape);
     }
     if (flags.mesh.empty()) {

@@ -16,6 +16,7 @@ struct ClusterFlags {
     std::int64_t chips = 0;
     std::string mesh;       // name=size,...; default: one axis per physical dimension
     std::string placement;  // mesh axes innermost first; default: by communication appetite
+    std::string links = "datasheet";  // or "measured": the share of each link collectives reach (the chip's)
     WhatIfFlags what_if;
 };
 
