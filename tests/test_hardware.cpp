@@ -102,7 +102,7 @@ TEST_CASE("cost: chips x hours x the chip file's hourly price, none where the fi
     CHECK_FALSE(cost_usd(unpriced, 8, 3600.0).has_value());
 }
 
-TEST_CASE("a link's collective share must be a fraction in (0, 1]: the chip file and field are named") {
+TEST_CASE("a link's collective share must be above 0 and at most 1: the chip file and field are named") {
     const auto source = test::source_dir() / "hardware" / "chips" / "h100-sxm.json";
     for (const double share : {1.2, 0.0, -0.5}) {
         CAPTURE(share);
