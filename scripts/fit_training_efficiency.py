@@ -39,6 +39,11 @@ def evaluate(ridgeline, data_dir, runs_path):
     return summary["median_abs_error"] + 0.5 * summary["p90_abs_error"], summary
 
 
+def measured_link_shares(spec):
+    """The chip file gives its links' measured collective shares (interconnect.*.collective_fraction)."""
+    return any("collective_fraction" in (link or {}) for link in spec.get("interconnect", {}).values())
+
+
 def fit_chip(ridgeline, chip, records, work):
     data_dir = os.path.join(work, chip)
     shutil.copytree(ROOT, data_dir, ignore=shutil.ignore_patterns("build*", ".git", "tests", "notebooks"))
@@ -53,6 +58,9 @@ def fit_chip(ridgeline, chip, records, work):
     if has_fp8:
         params["matmul_max_fp8"] = 0.6
     free = list(params) if len(records) >= MIN_RECORDS_FOR_ALL else [p for p in params if p.startswith("matmul_max")]
+    if measured_link_shares(spec):  # measured, never refitted on runs
+        del params["collective"]
+        free = [p for p in free if p != "collective"]
 
     def score(values):
         efficiency = {k: {"value": v, "source": "fit in progress"} for k, v in {**FIXED, **values}.items() if v > 0}
@@ -77,7 +85,9 @@ def fit_chip(ridgeline, chip, records, work):
         return best, summary, current
 
     # Several starting points: the descent follows one parameter at a time and can stall.
-    starts = [params, dict(params, attention=0.7, attention_half_seq=8192, collective=0.9, kernel_overhead_s=0.0)]
+    starts = [params, dict(params, attention=0.7, attention_half_seq=8192, kernel_overhead_s=0.0)]
+    if "collective" in params:
+        starts[1]["collective"] = 0.9
     results = [descend(start) for start in starts]
     best, summary, params = min(results, key=lambda r: r[0])
     return params, summary
