@@ -35,6 +35,12 @@ MIN_RECORDS = 5
 MIN_MODELS_FOR_STEP_OVERHEAD = 3
 
 
+def copy_data(dest):
+    """The data folders `ridgeline --data-dir` reads, copied so that trials can rewrite them."""
+    for folder in ("hardware", "models", "strategies", "stacks", "recompute"):
+        shutil.copytree(os.path.join(ROOT, folder), os.path.join(dest, folder))
+
+
 def chips_with_kernels():
     names = set()
     for name in os.listdir(os.path.join(ROOT, "hardware", "chips")):
@@ -75,8 +81,7 @@ def main():
     # The records' accelerator names as the run files spell them (h100-sxm, b200, ...).
     tmp = tempfile.mkdtemp()
     try:
-        for folder in ("hardware", "models", "strategies", "stacks", "recompute"):
-            shutil.copytree(os.path.join(ROOT, folder), os.path.join(tmp, folder))
+        copy_data(tmp)
         for name in sorted(stacks):
             records = [r for r in runs["records"] if r.get("kind") == "train" and
                        stack_of(r.get("software", {}), stacks) == name and

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-from fit_stacks import CV_GRID, GRIDS, ROOT
+from fit_stacks import CV_GRID, GRIDS, ROOT, copy_data
 
 
 def main():
@@ -34,8 +34,7 @@ def main():
         sys.exit("no records of source %s in %s" % (args.source_key, args.runs))
     tmp = tempfile.mkdtemp()
     try:
-        for folder in ("hardware", "models", "strategies", "stacks", "recompute"):
-            shutil.copytree(os.path.join(ROOT, folder), os.path.join(tmp, folder))
+        copy_data(tmp)
         series_path = os.path.join(tmp, "series.json")
         json.dump({**runs, "records": series}, open(series_path, "w"))
         stack_path = os.path.join(tmp, "stacks", args.stack + ".json")

@@ -16,6 +16,7 @@
 
 #include "core/error.hpp"
 #include "engine/roofline.hpp"
+#include "engine/step_model.hpp"
 #include "engine/training.hpp"
 #include "io/json_reader.hpp"
 #include "model/model_catalog.hpp"
@@ -144,12 +145,12 @@ std::vector<double> attention_pass_errors(const ChipSpec& chip, const nlohmann::
     std::vector<double> errors;
     for (const auto& a : cases) {
         const double b = a["batch"], h = a.value("q_heads", 32), s = a["seq"], d = a.value("head_dim", 128);
-        // QK^T and AV: 4 B H S^2 D, half of it under a causal mask; the backward pass does 2.5x.
+        // QK^T and AV: 4 B H S^2 D, half of it under a causal mask; the backward pass does kAttentionBackwardRatio x.
         const double forward_flops = 4.0 * b * h * s * s * d / (a.value("causal", true) ? 2.0 : 1.0);
         const std::string family = a["kernel"];
         const double forward_s = a["forward_s"], backward_s = a["forward_backward_s"].get<double>() - forward_s;
         errors.push_back(std::abs(attention_time(chip, family, AttentionPassKind::forward, forward_flops, 0, s).lower_bound_s() / forward_s - 1.0));
-        errors.push_back(std::abs(attention_time(chip, family, AttentionPassKind::backward, 2.5 * forward_flops, 0, s).lower_bound_s() / backward_s - 1.0));
+        errors.push_back(std::abs(attention_time(chip, family, AttentionPassKind::backward, kAttentionBackwardRatio * forward_flops, 0, s).lower_bound_s() / backward_s - 1.0));
     }
     return errors;
 }
