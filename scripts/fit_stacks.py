@@ -3,8 +3,10 @@
 
 Kernel efficiencies are the chips' and measured (hardware/chips/*.json "kernels"); they are never
 refitted here. What no kernel measurement shows is the stack's: the time its framework adds around
-each layer's kernels (`layer_overhead_fraction`), once per step (`per_step_overhead_s`), and how much
-one rank's step time varies (`rank_time_cv`: every rank waits for the slowest). For
+each layer's kernels (`layer_overhead_fraction`), once per step (`per_step_overhead_s`), how much
+one rank's step time varies (`rank_time_cv`: every rank waits for the slowest) and, where its runs
+shard parameters (ZeRO-3 / FSDP), the share of the modelled collective rate its per-layer gathers and
+reduce-scatters reach (`sharded_comm_efficiency`). For
 every stack with records on chips whose kernels are measured, a coordinate descent over bounded
 grids minimises median |error| + 0.5 x p90 |error| of `ridgeline validate` on those records. The
 values are written back with their origin.
@@ -27,6 +29,9 @@ GRIDS = {
 }
 # How much one rank's step time varies is what a scaling series shows (the same stack on more and
 # more chips): it is fitted on the stack's series only, the overheads on all its records.
+# Only records that shard parameters over links priced at measured shares can show it (a fitted
+# collective efficiency holds it already); other stacks keep 1 (the key is left out).
+SHARDED_GRID = [0.05 + 0.005 * i for i in range(20)] + [0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
 CV_GRID = [0.0, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.06]
 SERIES_MIN_CHIP_COUNTS = 3
 MIN_RECORDS = 5
@@ -46,6 +51,16 @@ def chips_with_kernels():
     for name in os.listdir(os.path.join(ROOT, "hardware", "chips")):
         chip = json.load(open(os.path.join(ROOT, "hardware", "chips", name)))
         if "kernels" in chip:
+            names.add(chip["name"])
+            names.update(chip.get("aliases", []))
+    return names
+
+
+def chips_with_measured_links():
+    names = set()
+    for name in os.listdir(os.path.join(ROOT, "hardware", "chips")):
+        chip = json.load(open(os.path.join(ROOT, "hardware", "chips", name)))
+        if any(isinstance(link, dict) and "collective_fraction" in link for link in chip.get("interconnect", {}).values()):
             names.add(chip["name"])
             names.update(chip.get("aliases", []))
     return names
@@ -78,6 +93,7 @@ def main():
     runs = json.load(open(args.runs))
     stacks = {f[:-5]: json.load(open(os.path.join(ROOT, "stacks", f))) for f in os.listdir(os.path.join(ROOT, "stacks"))}
     measured = chips_with_kernels()
+    measured_links = chips_with_measured_links()
     # The records' accelerator names as the run files spell them (h100-sxm, b200, ...).
     tmp = tempfile.mkdtemp()
     try:
@@ -103,6 +119,9 @@ def main():
             params = dict(doc["fitted"])
             models = {r["model"]["name"] for r in records}
             grids = dict(GRIDS)
+            if any((r["plan"].get("fsdp") or 1) > 1 and r["hardware"]["accelerator"] in measured_links for r in records):
+                grids["sharded_comm_efficiency"] = SHARDED_GRID
+                params.setdefault("sharded_comm_efficiency", 1.0)
             if len(models) < MIN_MODELS_FOR_STEP_OVERHEAD:
                 del grids["per_step_overhead_s"]
                 params["per_step_overhead_s"] = 0.0
@@ -142,6 +161,9 @@ def main():
                           os.path.relpath(args.runs, ROOT), summary["count"], 100 * summary["median_abs_error"], 100 * summary["p90_abs_error"],
                           "the scaling series " + ", ".join(series_keys) + " (%d records)" % len(series) if series else "no scaling series: 0",
                           datetime.date.today().isoformat()))
+            if "sharded_comm_efficiency" in grids:
+                origin += "; sharded_comm_efficiency on the same records, %d of which shard parameters" % sum(
+                    (r["plan"].get("fsdp") or 1) > 1 for r in records)
             if "per_step_overhead_s" not in grids:
                 origin += ("; per_step_overhead_s not fitted (0): the records are of %d model(s), too few to tell a per-step "
                            "cost from a share of each layer's" % len(models))
@@ -149,9 +171,12 @@ def main():
             print(name, json.dumps(params))
             # A value on a grid's upper edge means overheads do not explain these records (a scaling
             # collapse, say): nothing is written rather than a bound passed off as a fit.
+            # The collective share's bound is its lower edge (1 is the model's own rate).
             edges = [key for key, grid in list(GRIDS.items()) + [("rank_time_cv", CV_GRID)] if params[key] >= grid[-1]]
+            if params.get("sharded_comm_efficiency", 1.0) <= SHARDED_GRID[0]:
+                edges.append("sharded_comm_efficiency")
             if edges:
-                print("  not written: %s at the grid's upper edge" % ", ".join(edges))
+                print("  not written: %s at the grid's edge" % ", ".join(edges))
                 continue
             if args.write:
                 path = os.path.join(ROOT, "stacks", name + ".json")
@@ -159,6 +184,8 @@ def main():
                 out["fitted"] = {"origin": origin, "per_step_overhead_s": params["per_step_overhead_s"],
                                  "layer_overhead_fraction": round(params["layer_overhead_fraction"], 4),
                                  "rank_time_cv": params["rank_time_cv"]}
+                if "sharded_comm_efficiency" in grids:
+                    out["fitted"]["sharded_comm_efficiency"] = round(params["sharded_comm_efficiency"], 4)
                 with open(path, "w") as f:
                     json.dump(out, f, indent=2)
                     f.write("\n")

@@ -1,7 +1,8 @@
-// ctest runs each test case by name (doctest_discover_tests), and CMake splits names at ';': a
-// name with one runs nothing and passes. Every name here must survive that.
+// ctest runs each test case by name (doctest_discover_tests), and CMake splits names at ';' and
+// at a ']' that closes no '[': such a name runs nothing and passes. Every name here must survive that.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -9,7 +10,7 @@
 
 #include "test_support.hpp"
 
-TEST_CASE("test case names hold no semicolon, so that ctest runs each of them") {
+TEST_CASE("test case names hold no semicolon and no unopened bracket, so that ctest runs each of them") {
     const std::regex name(R"re(TEST_CASE\("([^"]*)")re");
     int cases = 0;
     for (const auto& entry : std::filesystem::directory_iterator(ridgeline::test::source_dir() / "tests")) {
@@ -21,7 +22,14 @@ TEST_CASE("test case names hold no semicolon, so that ctest runs each of them") 
         for (std::sregex_iterator it(source.begin(), source.end(), name), end; it != end; ++it) {
             ++cases;
             CAPTURE(entry.path().filename().string());
-            CHECK((*it)[1].str().find(';') == std::string::npos);
+            const std::string text = (*it)[1].str();
+            CHECK(text.find(';') == std::string::npos);
+            int open = 0, fewest_open = 0;
+            for (const char c : text) {
+                open += c == '[' ? 1 : c == ']' ? -1 : 0;
+                fewest_open = std::min(fewest_open, open);
+            }
+            CHECK(fewest_open == 0);
         }
     }
     CHECK(cases > 100);

@@ -79,8 +79,8 @@ private:
     mutable std::vector<std::pair<AxisList, std::vector<GroupDim>>> footprints_;
 };
 
-void add_comm(double& total, std::string& level, const CollectiveCost& cost) {
-    total += cost.time_s();
+void add_comm(double& total, std::string& level, const CollectiveCost& cost, double efficiency = 1.0) {
+    total += cost.time_s() / efficiency;
     if (!cost.bottleneck.empty()) level = cost.bottleneck;
 }
 
@@ -150,7 +150,7 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
         }
         CommTotals& totals = c.phase == CommPhase::forward ? t.comm_fwd : t.comm_bwd;
         switch (c.role) {
-            case CommRole::weights: add_comm(totals.weights, totals.weights_level, cc); break;
+            case CommRole::weights: add_comm(totals.weights, totals.weights_level, cc, s_.stack.sharded_comm_efficiency); break;
             case CommRole::context: add_comm(totals.context, totals.context_level, cc); break;
             case CommRole::experts: add_comm(totals.expert, totals.expert_level, cc); break;
             case CommRole::activations: add_comm(totals.tensor, totals.tensor_level, cc); break;

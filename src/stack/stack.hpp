@@ -29,6 +29,9 @@ struct Stack {
     // fitted: how much one rank's step time varies from step to step (coefficient of variation);
     // every rank waits for the slowest (engine/stragglers.hpp).
     double rank_time_cv = 0;
+    // fitted, where the stack's ZeRO-3 / FSDP runs show it: the share of the modelled collective
+    // rate its per-layer parameter gathers and gradient reduce-scatters reach (1 where no run says less).
+    double sharded_comm_efficiency = 1;
     std::string fitted_origin;           // where the fitted parameters come from
     // MoE token dispatchers the stack offers ("alltoall": NCCL AllToAll; "deepep": DeepEP's
     // node-deduplicated kernels), and whether it can hide the expert AllToAll under another

@@ -59,6 +59,11 @@ Stack load_stack_file(const std::filesystem::path& path) {
     if (stack.layer_overhead_fraction > 1.0) fitted.fail("layer_overhead_fraction", "expected at most 1 (a layer's compute again)");
     stack.rank_time_cv = fitted.non_negative_number("rank_time_cv");
     if (stack.rank_time_cv > 0.5) fitted.fail("rank_time_cv", "expected at most 0.5 (ranks' step times varying by half of it)");
+    if (fitted.has("sharded_comm_efficiency")) {
+        stack.sharded_comm_efficiency = fitted.positive_number("sharded_comm_efficiency");
+        if (stack.sharded_comm_efficiency > 1.0)
+            fitted.fail("sharded_comm_efficiency", "expected a share of the collective rate in (0, 1]");
+    }
     fitted.finish();
     root.allow("notes");
     root.finish();
