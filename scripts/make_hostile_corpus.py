@@ -122,6 +122,8 @@ def main():
          ["stack-elementwise-sometimes.json", "elementwise"])
     case("stack-overhead-fraction-5.json", stack, [("fitted.layer_overhead_fraction", 5)], train_with + "--stack {file}",
          ["stack-overhead-fraction-5.json", "fitted.layer_overhead_fraction"])
+    case("stack-sharded-share-0.json", stack, [("fitted.sharded_comm_efficiency", 0)], train_with + "--stack {file}",
+         ["stack-sharded-share-0.json", "fitted.sharded_comm_efficiency"])
     case("stack-dispatcher-unknown.json", stack, [("moe_dispatchers", ["alltoall", "pigeon"]), ("moe_source", "test")],
          train_with + "--stack {file}", ["stack-dispatcher-unknown.json", "moe_dispatchers"])
 
