@@ -20,3 +20,6 @@ python3 scripts/gpu/torch_baseline.py tests/data/reference/gpu-kernels-h100.json
 echo "torch baseline rc=$? in $(( $(date +%s) - start )) s"
 python3 scripts/gpu/torch_sustained.py > "$out/sustained.json" 2>> "$out/torch.log"
 echo "torch sustained rc=$? in $(( $(date +%s) - start )) s"; grep -E "sustained|attention|block|rror" "$out/torch.log" | head -20
+start=$(date +%s)
+python3 scripts/gpu/megatron_table_gemms.py > "$out/table-gemms.json" 2>> "$out/torch.log"
+echo "Megatron table GEMMs rc=$? in $(( $(date +%s) - start )) s"; grep -E "TFLOP|rror" "$out/torch.log" | tail -12
