@@ -29,10 +29,11 @@ GRIDS = {
 }
 # How much one rank's step time varies is what a scaling series shows (the same stack on more and
 # more chips): it is fitted on the stack's series only, the overheads on all its records.
-# Only records that shard parameters over links priced at measured shares can show it (a fitted
-# collective efficiency holds it already); other stacks keep 1 (the key is left out).
-SHARDED_GRID = [0.05 + 0.005 * i for i in range(20)] + [0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
 CV_GRID = [0.0, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.06]
+# The share of the collective rate a stack's ZeRO-3 / FSDP traffic reaches: only records that shard
+# parameters over links priced at measured shares show it (a fitted collective efficiency holds it
+# already); other stacks keep 1 (the key is left out).
+SHARDED_GRID = [0.05 + 0.005 * i for i in range(20)] + [0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
 SERIES_MIN_CHIP_COUNTS = 3
 MIN_RECORDS = 5
 # A cost per step and a share of each layer's compute can only be told apart across steps of different

@@ -1,5 +1,6 @@
 #pragma once
 // Where a report's kernel times come from: the stack that runs and the chip's kernel data.
+#include <cstdio>
 #include <string>
 
 #include "engine/roofline.hpp"
@@ -20,9 +21,17 @@ namespace ridgeline::report {
     return family + " (" + stack.attention.front() + " has no measurements on " + chip.name + ")";
 }
 
+// A fitted share below 1 changes every sharded plan's step: the reader is told.
+[[nodiscard]] inline std::string sharded_comm_text(const Stack& stack) {
+    if (stack.sharded_comm_efficiency >= 1.0) return "";
+    char share[32];
+    std::snprintf(share, sizeof share, "%.3g%%", 100.0 * stack.sharded_comm_efficiency);
+    return "; its ZeRO-3 / FSDP gathers and reduce-scatters at " + std::string(share) + " of the modelled rate (fitted on its runs)";
+}
+
 [[nodiscard]] inline std::string software_line(const ChipSpec& chip, const Stack& stack) {
     return "stack " + (stack.name.empty() ? std::string("(built-in defaults)") : stack.name) + ", " + attention_text(chip, stack) +
-           " attention; kernels: " + kernels_source(chip) + "\n";
+           " attention" + sharded_comm_text(stack) + "; kernels: " + kernels_source(chip) + "\n";
 }
 
 }  // namespace ridgeline::report
