@@ -18,7 +18,7 @@ import time
 
 import torch
 
-from held_busy import NVML, event_s, windows
+from held_busy import event_s, rested_then_held
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 dev = torch.device("cuda")
@@ -55,20 +55,11 @@ def measure(name, gemms, seconds):
             times.append(event_s(lambda: torch.matmul(a, b)))
         s = statistics.median(times)
         each.append({"gemm": gemm, "M": m, "K": k, "N": n, "rested_s": s, "rested_tflops": 2 * m * k * n / s / 1e12})
-    rested = []
-    for _ in range(5):
-        time.sleep(0.5)
-        rested.append(event_s(call))
-    rested_s = statistics.median(rested)
-    held = windows(call, rested_s, seconds)
-    tail = held[len(held) * 2 // 5:]
-    held_s = statistics.median(w["s"] for w in tail)
+    t = rested_then_held(call, 5, seconds)
     flops = sum(2 * m * k * n for _, m, k, n in gemms)
-    r = {"name": name, "flops": flops, "rested_s": rested_s, "held_busy_s": held_s,
-         "rested_tflops": flops / rested_s / 1e12, "held_busy_tflops": flops / held_s / 1e12,
-         "held_busy_sm_mhz": statistics.median(w["sm_mhz"] for w in tail) if NVML else None,
-         "held_busy_watts": statistics.median(w["watts"] for w in tail) if NVML else None,
-         "gemms": each, "windows": held}
+    r = {"name": name, "flops": flops, "rested_s": t["rested_s"], "held_busy_s": t["held_s"],
+         "rested_tflops": flops / t["rested_s"] / 1e12, "held_busy_tflops": flops / t["held_s"] / 1e12,
+         "held_busy_sm_mhz": t["sm_mhz"], "held_busy_watts": t["watts"], "gemms": each, "windows": t["windows"]}
     print(f"{name}: rested {r['rested_tflops']:.0f} TFLOP/s, held busy {r['held_busy_tflops']:.0f} "
           f"({r['held_busy_sm_mhz']} MHz, {r['held_busy_watts']} W)", file=sys.stderr)
     return r

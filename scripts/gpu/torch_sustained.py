@@ -8,15 +8,13 @@ For each layer shape: 'idle' = median of single timed calls, each after 0.5 s of
 SM clock and board power are read (NVML) while the work runs. Prints one JSON document on stdout.
 """
 import json
-import statistics
 import sys
-import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from held_busy import NVML, event_s, windows
+from held_busy import rested_then_held
 
 dev = torch.device("cuda")
 
@@ -58,18 +56,11 @@ def measure(name, h, ffn, hq, hk, d, layers, seq, seconds):
         for _ in range(3):
             step()
         torch.cuda.synchronize()
-        idle = []
-        for _ in range(6):
-            time.sleep(0.5)
-            idle.append(event_s(step))
-        idle_s = statistics.median(idle)
-        held = windows(step, idle_s, seconds)
-    tail = held[len(held) * 2 // 5:]
-    sustained_s = statistics.median(w["s"] for w in tail)
+        t = rested_then_held(step, 6, seconds)
+    idle_s, sustained_s = t["rested_s"], t["held_s"]
     r = {"name": name, "hidden": h, "ffn": ffn, "q_heads": hq, "kv_heads": hk, "head_dim": d, "layers": layers, "seq": seq,
-         "idle_s": idle_s, "idle_samples_s": idle, "sustained_s": sustained_s, "ratio": sustained_s / idle_s,
-         "sustained_sm_mhz": statistics.median(w["sm_mhz"] for w in tail) if NVML else None,
-         "sustained_watts": statistics.median(w["watts"] for w in tail) if NVML else None, "windows": held}
+         "idle_s": idle_s, "idle_samples_s": t["rested_samples_s"], "sustained_s": sustained_s, "ratio": sustained_s / idle_s,
+         "sustained_sm_mhz": t["sm_mhz"], "sustained_watts": t["watts"], "windows": t["windows"]}
     print(f"{name}: idle {idle_s*1e3:.2f} ms, sustained {sustained_s*1e3:.2f} ms, ratio {r['ratio']:.3f}, "
           f"{r['sustained_sm_mhz']} MHz, {r['sustained_watts']} W", file=sys.stderr)
     return r
