@@ -5,6 +5,8 @@
 #include <limits>
 #include <thread>
 
+#include "accuracy/residuals_file.hpp"
+#include "accuracy/training_interval.hpp"
 #include "core/error.hpp"
 #include "engine/cost.hpp"
 #include "hardware/catalog.hpp"
@@ -87,6 +89,8 @@ report::TrainSearchOutcome search_train(const SearchTrainRequest& request, std::
     const unsigned threads = spec.threads != 0 ? spec.threads : std::max(1U, std::thread::hardware_concurrency());
     report::TrainSearchOutcome outcome{spec, search_training(spec), {}, 0, threads, request.train_tokens};
     for (const SearchedPlan& plan : outcome.result.top) outcome.top.push_back(simulate(plan, request, outcome.spec));
+    const std::vector<Residual> residuals = load_residuals(residuals_path(request.data_dir));
+    for (auto& top : outcome.top) top.report.interval = training_interval(residuals, top.scenario);
     outcome.elapsed_s = elapsed_since(start);
     return outcome;
 }

@@ -1,5 +1,7 @@
 #include <iostream>
 
+#include "accuracy/residuals_file.hpp"
+#include "accuracy/training_interval.hpp"
 #include "cli/commands.hpp"
 #include "cli/emit_flags.hpp"
 #include "cli/html_flag.hpp"
@@ -168,7 +170,8 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
             throw InputError("--global-batch-tokens", "", "not a whole number of sequences of length " +
                                                               std::to_string(static_cast<std::int64_t>(setup.seq_len)));
         const TrainingScenario scenario = build_training_scenario(setup, options.data_dir, "plan");
-        const TrainingReport report = simulate_training(scenario);
+        TrainingReport report = simulate_training(scenario);
+        report.interval = training_interval(load_residuals(residuals_path(options.data_dir)), scenario);
         if (emit) {
             std::cout << emit_training(*emit, setup.plan, scenario, report);
             return;

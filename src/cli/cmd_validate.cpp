@@ -7,14 +7,16 @@
 #include "report/reports.hpp"
 #include "report/search_reports.hpp"
 #include "validation/compare_published.hpp"
+#include "io/safe_write.hpp"
+#include "validation/cross_validate.hpp"
 #include "validation/validate.hpp"
 
 namespace ridgeline::cli {
 
 void add_validate_command(CLI::App& app, const GlobalOptions& options) {
     struct Flags {
-        std::string file, source;
-        bool json = false, compare_published = false, progress = false;
+        std::string file, source, residuals_out;
+        bool json = false, compare_published = false, progress = false, cross_validate = false;
         unsigned threads = 0;
         HtmlTarget html;
     };
@@ -24,6 +26,12 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.validation/1)");
     c->add_flag("--compare-published", f->compare_published,
                 "search each training record's job and rank its published plan among the plans found (schema ridgeline.compare-published/1)");
+    c->add_flag("--cross-validate", f->cross_validate,
+                "refit every stack parameter with each source left out and predict that source (leave one source out); "
+                "the table and the JSON's cross_validation section give the held-out errors by source, stack, chip, dense/MoE and scale");
+    c->add_option("--write-residuals", f->residuals_out,
+                  "with --cross-validate: write the held-out residuals that train, serve and the searches draw their intervals from "
+                  "(ridgeline.residuals/1; the shipped one is accuracy/held-out-residuals.json)");
     c->add_option("--source", f->source, "only records whose source key contains this text");
     c->add_option("--threads", f->threads, "search threads (default: all cores)")->check(CLI::Range(1U, 1024U));
     add_progress_flag(*c, f->progress);
@@ -44,11 +52,16 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
         std::vector<RunRecord> records = load_run_records(f->file);
         std::erase_if(records, [&](const RunRecord& r) { return r.source_key.find(f->source) == std::string::npos; });
         if (records.empty()) throw InputError("--source", "", "no record of " + f->file + " has a source key containing \"" + f->source + "\"");
+        if (!f->residuals_out.empty() && !f->cross_validate) throw InputError("--write-residuals", "", "needs --cross-validate");
         const ValidationResult result = validate_records(records, options.data_dir, progress);
         line.finish();
-        const std::string json = f->json || f->html.wanted() ? report::validation_json(result) : "";
+        std::optional<CrossValidation> cv;
+        if (f->cross_validate) cv = cross_validate(build_fit_cases(records, options.data_dir));
+        if (cv && !f->residuals_out.empty())
+            io::write_file_atomically(f->residuals_out, report::residuals_file_json(*cv, "ridgeline validate " + f->file + " --cross-validate"));
+        const std::string json = f->json || f->html.wanted() ? report::validation_json(result, cv ? &*cv : nullptr) : "";
         f->html.write(json);
-        std::cout << (f->json ? json + "\n" : report::validation_table(result));
+        std::cout << (f->json ? json + "\n" : report::validation_table(result) + (cv ? "\n" + report::cross_validation_table(*cv) : ""));
     });
 }
 

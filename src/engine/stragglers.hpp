@@ -11,4 +11,11 @@ namespace ridgeline {
 // The step's extra share spent waiting for the slowest of `ranks`: cv x E[max of ranks].
 [[nodiscard]] double straggler_fraction(double ranks, double rank_time_cv);
 
+// A step whose other parts take `base_s`, with the stack's once-per-step cost, waiting for the
+// slowest rank: the wait is a share of everything else, as step_model.cpp composes a step (a test
+// holds the two together).
+[[nodiscard]] inline double step_with_overheads(double base_s, double step_overhead_s, double straggler_fraction) {
+    return (base_s + step_overhead_s) * (1.0 + straggler_fraction);
+}
+
 }  // namespace ridgeline

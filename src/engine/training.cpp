@@ -234,9 +234,9 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
                      plan.mtp_depth * (gemm_time(s_.chip, projection, block_dtypes).lower_bound_s() +
                                        gemm_backward_s(s_.chip, projection, block_dtypes));
     }
-    // Fitted on chips with measured kernels only; an efficiency block fitted on runs holds it already.
-    l.step_overhead_s = s_.chip.kernels ? s_.stack.per_step_overhead_s : 0.0;
-    l.straggler_fraction = s_.chip.kernels ? straggler_fraction(d(s_.cluster.chips()), s_.stack.rank_time_cv) : 0.0;
+    const StackStepOverheads overheads = stack_step_overheads(s_);
+    l.step_overhead_s = overheads.step_overhead_s;
+    l.straggler_fraction = overheads.straggler_fraction;
     if (s_.chip.vector_unit) {
         const double sms = d(s_.chip.vector_unit->units);
         l.expert_comm_sm_share = std::min(1.0, s_.stack.expert_comm_sms / sms);
@@ -359,6 +359,11 @@ LayoutCostsReport cost_layout(const TrainingScenario& scenario, const LayoutWork
     return LayoutCoster(scenario, memo).run(work);
 }
 
+
+StackStepOverheads stack_step_overheads(const TrainingJob& job) {
+    if (!job.chip.kernels) return {};
+    return {job.stack.per_step_overhead_s, straggler_fraction(static_cast<double>(job.cluster.chips()), job.stack.rank_time_cv)};
+}
 
 TrainingReport simulate_training(const TrainingScenario& scenario) {
     check_training_plan(scenario.model, scenario.plan);

@@ -6,6 +6,7 @@
 
 #include "collective/collective.hpp"
 #include "engine/bound.hpp"
+#include "accuracy/like_runs.hpp"
 #include "engine/step_model.hpp"
 #include "hardware/chip.hpp"
 #include "mesh/mesh.hpp"
@@ -53,6 +54,14 @@ struct TrainingJob {
     Stack stack;  // what software runs it (kernel families, fusion, its overheads)
 };
 
+// The stack's once-per-step cost and its wait for the slowest rank on this job: on chips with
+// measured kernels only (an efficiency block fitted on runs holds them already).
+struct StackStepOverheads {
+    double step_overhead_s = 0;
+    double straggler_fraction = 0;
+};
+[[nodiscard]] StackStepOverheads stack_step_overheads(const TrainingJob& job);
+
 struct TrainingScenario : TrainingJob {
     Mesh mesh;  // the plan's axes placed on the cluster
     Strategy strategy;
@@ -87,6 +96,9 @@ struct TrainingReport {
     double hbm_bytes = 0;
     bool fits = true;
     std::vector<DerivedCollective> collectives;  // of one layer, for the breakdown
+    // From the held-out residuals of runs like this one (accuracy/training_interval.hpp), where the
+    // caller drew one: the engine itself never does.
+    std::optional<PredictionInterval> interval;
     [[nodiscard]] double time_to_train_s(double tokens) const { return tokens / tokens_per_s; }
 };
 

@@ -18,6 +18,10 @@
 #include "model/model_summary.hpp"
 #include "io/catalog_lookup.hpp"
 
+namespace ridgeline {
+struct CrossValidation;
+}  // namespace ridgeline
+
 namespace ridgeline::report {
 
 [[nodiscard]] std::string model_table(const ModelSpec& model, const ModelSummary& summary);
@@ -85,7 +89,11 @@ struct ServeExtras {
 [[nodiscard]] std::string serve_search_json(const ServeSearchSpace& space, const ServeSearchResult& result);
 
 [[nodiscard]] std::string validation_table(const ValidationResult& result);
-[[nodiscard]] std::string validation_json(const ValidationResult& result);
+// With `cv`, the JSON gains its "cross_validation" section.
+[[nodiscard]] std::string validation_json(const ValidationResult& result, const CrossValidation* cv = nullptr);
+[[nodiscard]] std::string cross_validation_table(const CrossValidation& cv);
+// The held-out residuals that train, serve and the searches draw their intervals from (ridgeline.residuals/1).
+[[nodiscard]] std::string residuals_file_json(const CrossValidation& cv, const std::string& origin);
 
 // Named groups of catalog entries ("systems", "chips", "models") for the listing commands.
 struct CatalogGroup {

@@ -30,6 +30,21 @@ std::string moe_line(const TrainingScenario& s) {
     return text.empty() ? text : text + "\n";
 }
 
+std::string interval_line(const TrainingReport& r) {
+    if (!r.interval) return "";
+    const PredictionInterval& i = *r.interval;
+    if (!i.available) return "step " + seconds(r.step_time_s) + ": " + i.why_none + "\n";
+    return "step " + seconds(r.step_time_s) + " (" + fixed(100.0 * i.level, 0) + "%: " + seconds(r.step_time_s * i.low_factor) + " - " +
+           seconds(r.step_time_s * i.high_factor) + ", from " + std::to_string(i.runs) + " held-out runs like it: " + i.like + ")\n";
+}
+
+nlohmann::json interval_json(const TrainingReport& r) {
+    const PredictionInterval& i = *r.interval;
+    if (!i.available) return {{"available", false}, {"why_none", i.why_none}};
+    return {{"available", true},          {"level", i.level}, {"low_s", r.step_time_s * i.low_factor}, {"high_s", r.step_time_s * i.high_factor},
+            {"held_out_runs", i.runs}, {"like", i.like}};
+}
+
 }  // namespace
 
 std::string training_table(const TrainingScenario& s, const TrainingReport& r, double train_tokens) {
@@ -45,7 +60,7 @@ std::string training_table(const TrainingScenario& s, const TrainingReport& r, d
         steps.add_row({c.name, seconds(c.time_s), fixed(100.0 * c.time_s / r.step_time_s, 1) + "%", limit_text(c.bound)});
     }
     steps.add_row({"step", seconds(r.step_time_s), "100.0%", limit_text(r.bound)});
-    text += steps.render() + "\n";
+    text += steps.render() + interval_line(r) + "\n";
     text += "one layer, one micro-batch: forward " + seconds(r.per_layer.forward_s) + ", backward " +
             seconds(r.per_layer.backward_s) + ", recompute " + seconds(r.per_layer.recompute_s) + ", exposed comms " +
             seconds(r.per_layer.exposed_comm_s) + "\n\n";
@@ -99,6 +114,7 @@ nlohmann::json training_document(const TrainingScenario& s, const TrainingReport
     doc["seq_len"] = s.seq_len;
     doc["global_batch_seqs"] = s.global_batch_seqs;
     doc["step_time_s"] = r.step_time_s;
+    if (r.interval) doc["step_time_interval"] = interval_json(r);
     doc["tokens_per_step"] = r.tokens_per_step;
     doc["tokens_per_s"] = r.tokens_per_s;
     doc["model_flops_per_token"] = r.model_flops_per_token;

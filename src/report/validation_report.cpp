@@ -3,6 +3,7 @@
 #include "report/bound_text.hpp"
 #include "report/reports.hpp"
 #include "report/table.hpp"
+#include "validation/cross_validate.hpp"
 
 namespace ridgeline::report {
 
@@ -40,7 +41,9 @@ std::string validation_table(const ValidationResult& v) {
     return text + summary.render() + std::to_string(v.skipped) + " skipped\n";
 }
 
-std::string validation_json(const ValidationResult& v) {
+nlohmann::json cross_validation_json(const CrossValidation& cv);
+
+std::string validation_json(const ValidationResult& v, const CrossValidation* cv) {
     nlohmann::json doc;
     doc["schema"] = "ridgeline.validation/1";
     doc["records"] = nlohmann::json::array();
@@ -71,7 +74,120 @@ std::string validation_json(const ValidationResult& v) {
     for (const auto& [source, s] : v.by_source) summary["by_source"][source] = summary_json(s);
     summary["serve"] = summary_json(v.serve);
     doc["summary"] = summary;
+    if (cv) doc["cross_validation"] = cross_validation_json(*cv);
     return doc.dump(2);
+}
+
+}  // namespace ridgeline::report
+
+namespace ridgeline::report {
+
+namespace {
+std::string pct(double fraction) { return fixed(100.0 * fraction, 1) + "%"; }
+std::string signed_pct(double fraction) { return (fraction >= 0 ? "+" : "") + fixed(100.0 * fraction, 1) + "%"; }
+nlohmann::json params_json(const StackFit& fit) {
+    return {{"per_step_overhead_s", fit.params.per_step_overhead_s},
+            {"layer_overhead_fraction", fit.params.layer_overhead_fraction},
+            {"rank_time_cv", fit.params.rank_time_cv},
+            {"sharded_comm_efficiency", fit.params.sharded_comm_efficiency},
+            {"fitted", fit.fitted},
+            {"records", fit.records},
+            {"models", fit.models},
+            {"scaling_series", fit.series},
+            {"in_sample", summary_json(fit.in_sample)}};
+}
+}  // namespace
+
+std::string cross_validation_table(const CrossValidation& cv) {
+    Table slices({"slice", "held-out runs", "median |error|", "p90 |error|", "signed median"});
+    slices.add_row({"all (leave one source out)", std::to_string(cv.overall.count), pct(cv.overall.median_abs_error),
+                    pct(cv.overall.p90_abs_error), signed_pct(cv.signed_median)});
+    slices.add_row({"all, in sample (for comparison)", std::to_string(cv.in_sample_overall.count),
+                    pct(cv.in_sample_overall.median_abs_error), pct(cv.in_sample_overall.p90_abs_error),
+                    signed_pct(cv.in_sample_signed_median)});
+    for (const SliceSummary& s : cv.slices)
+        slices.add_row({s.slice + ": " + s.key, std::to_string(s.abs.count), pct(s.abs.median_abs_error), pct(s.abs.p90_abs_error),
+                        signed_pct(s.signed_median)});
+    std::string text = "Cross-validated: each source predicted by stack fits that never saw it (a stack with no records "
+                       "left takes its family's pooled fit, or that of all stacks)\n" +
+                       slices.render();
+    Table fits({"stack", "records", "layer overhead", "per-step s", "rank time cv", "sharded share", "fitted"});
+    const auto fit_row = [&](const std::string& name, const StackFit& f) {
+        std::string fitted;
+        for (const std::string& p : f.fitted) fitted += (fitted.empty() ? "" : ", ") + p;
+        fits.add_row({name, std::to_string(f.records), fixed(f.params.layer_overhead_fraction, 2), fixed(f.params.per_step_overhead_s, 2),
+                      fixed(f.params.rank_time_cv, 4), fixed(f.params.sharded_comm_efficiency, 3), fitted.empty() ? "none" : fitted});
+    };
+    for (const auto& [name, fit] : cv.fits) fit_row(name, fit);
+    for (const auto& [family, fit] : cv.family_fits) fit_row("family " + family + " (pooled)", fit);
+    fit_row("all stacks (pooled)", cv.pooled);
+    text += "\nFitted on all sources:\n" + fits.render();
+    const auto coverage = [&](const CrossValidation::Coverage& c, const std::string& from) {
+        if (c.with_interval == 0) return;
+        text += "90% intervals drawn from " + from + " cover " + std::to_string(c.covered) + " of " + std::to_string(c.with_interval) +
+                " held-out runs (" + pct(static_cast<double>(c.covered) / c.with_interval) + ")\n";
+    };
+    coverage(cv.run_coverage, "the other runs' residuals");
+    coverage(cv.source_coverage, "other sources' residuals only (a source never seen)");
+    for (const std::string& held : cv.held_fixed) text += "held fixed in every fold: " + held + "\n";
+    return text;
+}
+
+nlohmann::json cross_validation_json(const CrossValidation& cv) {
+    nlohmann::json doc;
+    doc["method"] = "leave one source out";
+    doc["overall"] = summary_json(cv.overall);
+    doc["overall"]["signed_median_error"] = cv.signed_median;
+    doc["in_sample"] = summary_json(cv.in_sample_overall);
+    doc["in_sample"]["signed_median_error"] = cv.in_sample_signed_median;
+    doc["slices"] = nlohmann::json::array();
+    for (const SliceSummary& s : cv.slices) {
+        nlohmann::json slice = summary_json(s.abs);
+        slice["slice"] = s.slice;
+        slice["key"] = s.key;
+        slice["signed_median_error"] = s.signed_median;
+        doc["slices"].push_back(slice);
+    }
+    doc["records"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < cv.held_out.size(); ++i) {
+        const Residual& r = cv.held_out[i];
+        doc["records"].push_back({{"id", r.id},
+                                  {"source", r.source},
+                                  {"error", r.error},
+                                  {"in_sample_error", cv.in_sample[i]},
+                                  {"stack_family", r.kind.stack_family},
+                                  {"chip_family", r.kind.chip_family},
+                                  {"moe", r.kind.moe},
+                                  {"chips", r.kind.chips},
+                                  {"parameters", r.kind.params}});
+    }
+    doc["fits"] = nlohmann::json::object();
+    for (const auto& [name, fit] : cv.fits) doc["fits"][name] = params_json(fit);
+    doc["family_fits"] = nlohmann::json::object();
+    for (const auto& [family, fit] : cv.family_fits) doc["family_fits"][family] = params_json(fit);
+    doc["pooled"] = params_json(cv.pooled);
+    doc["interval_coverage"] = {{"level", 0.9},
+                                {"other_runs", {{"covered", cv.run_coverage.covered}, {"with_interval", cv.run_coverage.with_interval}}},
+                                {"other_sources", {{"covered", cv.source_coverage.covered}, {"with_interval", cv.source_coverage.with_interval}}}};
+    doc["held_fixed"] = cv.held_fixed;
+    return doc;
+}
+
+std::string residuals_file_json(const CrossValidation& cv, const std::string& origin) {
+    nlohmann::json doc;
+    doc["schema"] = "ridgeline.residuals/1";
+    doc["origin"] = origin;
+    doc["residuals"] = nlohmann::json::array();
+    for (const Residual& r : cv.held_out)
+        doc["residuals"].push_back({{"id", r.id},
+                                    {"source", r.source},
+                                    {"error", r.error},
+                                    {"stack_family", r.kind.stack_family},
+                                    {"chip_family", r.kind.chip_family},
+                                    {"moe", r.kind.moe},
+                                    {"chips", r.kind.chips},
+                                    {"parameters", r.kind.params}});
+    return doc.dump(1) + "\n";
 }
 
 }  // namespace ridgeline::report

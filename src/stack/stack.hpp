@@ -13,6 +13,7 @@ namespace ridgeline {
 
 struct Stack {
     std::string name;
+    std::string family;  // stacks sharing a code base (NeMo and Megatron-LM run Megatron-Core): the name where none is given
     std::string description;
     // Attention kernel families as the chips' kernels.attention name them, in the stack's order of
     // preference: a chip runs the first it has measurements of (Transformer Engine takes cuDNN's
@@ -33,6 +34,8 @@ struct Stack {
     // rate its per-layer parameter gathers and gradient reduce-scatters reach (1 where no run says less).
     double sharded_comm_efficiency = 1;
     std::string fitted_origin;           // where the fitted parameters come from
+    // "own" records, or none: the pooled fit of its "family"'s other stacks, or of all stacks ("pooled").
+    std::string fitted_from = "own";
     // MoE token dispatchers the stack offers ("alltoall": NCCL AllToAll; "deepep": DeepEP's
     // node-deduplicated kernels), and whether it can hide the expert AllToAll under another
     // micro-batch's compute (Megatron-Core's EP overlap; DualPipe does so by construction).

@@ -18,6 +18,7 @@ Stack load_stack_file(const std::filesystem::path& path) {
     io::JsonObject& root = file.root();
     Stack stack;
     std::tie(stack.name, stack.description) = io::read_named(root);
+    stack.family = root.has("family") ? root.string("family") : stack.name;
     stack.attention = {root.string("attention")};
     if (root.has("attention_fallback")) {
         for (const std::string& family : root.string_list("attention_fallback")) stack.attention.push_back(family);
@@ -54,6 +55,11 @@ Stack load_stack_file(const std::filesystem::path& path) {
     else root.allow("moe_source");
     auto fitted = root.object("fitted");
     stack.fitted_origin = fitted.string("origin");
+    if (fitted.has("pooled")) {
+        const std::string pooled = fitted.string("pooled");
+        if (pooled != "family" && pooled != "all") fitted.fail("pooled", "expected \"family\" or \"all\", found \"" + pooled + "\"");
+        stack.fitted_from = pooled == "family" ? "family" : "pooled";
+    }
     stack.per_step_overhead_s = fitted.non_negative_number("per_step_overhead_s");
     stack.layer_overhead_fraction = fitted.non_negative_number("layer_overhead_fraction");
     if (stack.layer_overhead_fraction > 1.0) fitted.fail("layer_overhead_fraction", "expected at most 1 (a layer's compute again)");

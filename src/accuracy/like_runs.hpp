@@ -1,0 +1,54 @@
+#pragma once
+// What makes two training runs alike for their prediction errors: the stack family that ran them,
+// the chip family, dense or MoE, the scale, and whether the stack's parameters were its own or the
+// pooled fit of other stacks. Cross-validation slices by these; intervals are drawn from them.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ridgeline {
+
+struct RunKind {
+    std::string stack_family;  // stacks/*.json "family" (Megatron-Core, NeMo and Megatron-LM are one)
+    std::string chip_family;   // chip_family()
+    bool moe = false;
+    std::int64_t chips = 0;
+    // How the stack's parameters were fitted: on its "own" records, or, with none, the pooled fit of
+    // its "family"'s other stacks or of all stacks ("pooled").
+    std::string params = "own";
+};
+
+// One held-out prediction: its run, and predicted / measured tokens/s - 1 with the run's source left out.
+struct Residual {
+    std::string id, source;
+    RunKind kind;
+    double error = 0;
+};
+
+// "hopper", "ampere", "blackwell", "tpu", "cdna3", ... from a chip name; the name itself otherwise.
+[[nodiscard]] std::string chip_family(const std::string& chip_name);
+// "1-64", "65-512" or "513+" chips.
+[[nodiscard]] std::string scale_bucket(std::int64_t chips);
+
+// A prediction interval as factors on the predicted step time (measured / predicted), from the
+// residuals of runs like `kind`, relaxing the likeness (scale, then stack family, then chip family)
+// until at least kMinLikeRuns remain. None where even the loosest likeness has fewer.
+inline constexpr int kMinLikeRuns = 5;
+struct PredictionInterval {
+    bool available = false;
+    double level = 0.9;
+    double low_factor = 1, high_factor = 1;  // on the step time: measured / predicted
+    int runs = 0;                            // held-out runs it comes from
+    std::string like;                        // what they share with the query ("hopper, dense, megatron, 65-512 chips")
+    std::string why_none;                    // when not available
+};
+// Residuals left out of an interval, for checking intervals on the runs they were drawn from: the
+// run itself (by id), or its whole source.
+struct LeaveOut {
+    std::string id, source;
+    [[nodiscard]] bool drops(const Residual& r) const { return (!id.empty() && r.id == id) || (!source.empty() && r.source == source); }
+};
+[[nodiscard]] PredictionInterval prediction_interval(const std::vector<Residual>& residuals, const RunKind& kind, double level = 0.9,
+                                                     const LeaveOut& leave_out = {});
+
+}  // namespace ridgeline

@@ -1,0 +1,45 @@
+#include "accuracy/residuals_file.hpp"
+
+#include <cmath>
+
+#include "io/json_reader.hpp"
+
+namespace ridgeline {
+
+std::filesystem::path residuals_path(const std::filesystem::path& data_dir) { return data_dir / "accuracy" / "held-out-residuals.json"; }
+
+std::vector<Residual> load_residuals(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return {};
+    io::JsonFile file(path, "ridgeline.residuals/1");
+    io::JsonObject& root = file.root();
+    (void)root.string("origin");
+    const nlohmann::json& list = root.raw("residuals");
+    if (!list.is_array()) root.fail("residuals", "expected an array");
+    std::vector<Residual> residuals;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        io::JsonObject item(list[i], path.string(), "residuals[" + std::to_string(i) + "]");
+        Residual r;
+        r.id = item.string("id");
+        r.source = item.string("source");
+        const nlohmann::json& error = item.raw("error");
+        // A prediction error is predicted / measured - 1: above -1, and no model is off by 100x.
+        if (!error.is_number() || !std::isfinite(error.get<double>()) || error.get<double>() <= -1.0 || error.get<double>() > 100.0)
+            item.fail("error", "expected predicted / measured - 1, a number in (-1, 100]");
+        r.error = error.get<double>();
+        r.kind.stack_family = item.string("stack_family");
+        r.kind.chip_family = item.string("chip_family");
+        r.kind.moe = item.boolean("moe", false);
+        r.kind.chips = item.positive_int("chips");
+        const std::string params = item.string("parameters");
+        if (params != "own" && params != "family" && params != "pooled")
+            item.fail("parameters", "expected \"own\", \"family\" or \"pooled\", found \"" + params + "\"");
+        r.kind.params = params;
+        item.finish();
+        residuals.push_back(std::move(r));
+    }
+    root.finish();
+    return residuals;
+}
+
+}  // namespace ridgeline

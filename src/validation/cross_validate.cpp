@@ -1,0 +1,153 @@
+#include "validation/cross_validate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "accuracy/training_interval.hpp"
+#include "core/error.hpp"
+
+namespace ridgeline {
+
+namespace {
+
+double signed_median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Every fit starts from no overhead at all, so a fold learns nothing from the shipped values.
+const StackParams kNeutral{0.0, 0.0, 0.0, 1.0};
+
+std::vector<SliceSummary> summarize_slices(const std::vector<Residual>& held_out) {
+    std::map<std::pair<std::string, std::string>, std::vector<double>> groups;
+    for (const Residual& r : held_out) {
+        groups[{"source", r.source}].push_back(r.error);
+        groups[{"stack", r.kind.stack_family}].push_back(r.error);
+        groups[{"chip", r.kind.chip_family}].push_back(r.error);
+        groups[{"model", r.kind.moe ? "MoE" : "dense"}].push_back(r.error);
+        groups[{"scale", scale_bucket(r.kind.chips)}].push_back(r.error);
+        groups[{"parameters", r.kind.params}].push_back(r.error);
+    }
+    std::vector<SliceSummary> slices;
+    for (const auto& [key, errors] : groups) slices.push_back({key.first, key.second, summarize_errors(errors), signed_median(errors)});
+    return slices;
+}
+
+}  // namespace
+
+RunKind run_kind(const FitCase& c, const std::string& params) {
+    RunKind kind = training_run_kind(c.scenario);
+    kind.params = params;
+    return kind;
+}
+
+FitLadder::FitLadder(std::vector<FitCase*> cases, std::set<std::string> disabled) : cases_(std::move(cases)), disabled_(std::move(disabled)) {}
+
+std::pair<StackParams, std::string> FitLadder::params_for(const std::string& stack, const std::string& family) {
+    const auto own = select([&](const FitCase& c) { return c.stack == stack; });
+    if (static_cast<int>(own.size()) >= kMinFitRecords) {
+        if (!own_.count(stack)) own_[stack] = fit_stack(own, kNeutral, disabled_);
+        return {own_[stack].params, "own"};
+    }
+    const auto kin = select([&](const FitCase& c) { return c.stack != stack && c.scenario.stack.family == family; });
+    if (static_cast<int>(kin.size()) >= kMinFitRecords) {
+        const std::string key = family + " without " + stack;
+        if (!family_.count(key)) family_[key] = fit_stack(kin, kNeutral, disabled_);
+        return {family_[key].params, "family"};
+    }
+    return {pooled().params, "pooled"};
+}
+
+const StackFit& FitLadder::pooled() {
+    if (!pooled_) pooled_ = fit_stack(cases_, kNeutral, disabled_);
+    return *pooled_;
+}
+
+std::map<std::string, StackFit> FitLadder::family_fits() {
+    std::map<std::string, StackFit> fits;
+    std::set<std::string> families;
+    for (const FitCase* c : cases_) families.insert(c->scenario.stack.family);
+    for (const std::string& family : families) {
+        const auto kin = select([&](const FitCase& c) { return c.scenario.stack.family == family; });
+        if (static_cast<int>(kin.size()) >= kMinFitRecords) fits[family] = fit_stack(kin, kNeutral, disabled_);
+    }
+    return fits;
+}
+
+CrossValidation cross_validate(FitCases input, const std::set<std::string>& disabled) {
+    CrossValidation cv;
+    cv.skipped = std::move(input.skipped);
+    std::vector<FitCase>& cases = input.cases;
+    std::map<std::string, int> per_source;
+    for (const FitCase& c : cases) ++per_source[c.source];
+    if (per_source.size() < 2)
+        throw InputError("--cross-validate", "", "leaving one source out needs records of at least two sources; these have " +
+                                                      std::to_string(per_source.size()));
+    for (const auto& [source, count] : per_source)
+        if (count < 2)
+            throw InputError("--cross-validate", "", "source " + source +
+                                                          " has a single record: its held-out error would be that record's alone; "
+                                                          "give it more records or leave it out with --source");
+    for (const FitCase& c : cases) {
+        const ChipSpec& chip = c.scenario.chip;
+        const std::string held = chip.name + ": its efficiency block (collective and HBM shares)";
+        if (chip.efficiency_from_file && std::find(cv.held_fixed.begin(), cv.held_fixed.end(), held) == cv.held_fixed.end())
+            cv.held_fixed.push_back(held);
+    }
+
+    const auto of = [&](auto keep) {
+        std::vector<FitCase*> out;
+        for (FitCase& c : cases)
+            if (keep(c)) out.push_back(&c);
+        return out;
+    };
+    std::vector<std::string> stacks;  // in the records' order
+    for (const FitCase& c : cases)
+        if (std::find(stacks.begin(), stacks.end(), c.stack) == stacks.end()) stacks.push_back(c.stack);
+
+    // Out of sample: each source predicted by fits that never saw it.
+    cv.held_out.resize(cases.size());
+    for (const auto& [source, count] : per_source) {
+        FitLadder ladder(of([&](const FitCase& c) { return c.source != source; }), disabled);
+        for (const std::string& stack : stacks) {
+            const auto held = of([&](const FitCase& c) { return c.source == source && c.stack == stack; });
+            if (held.empty()) continue;
+            const auto [params, from] = ladder.params_for(stack, held.front()->scenario.stack.family);
+            for (FitCase* c : held) {
+                const auto index = static_cast<std::size_t>(c - cases.data());
+                cv.held_out[index] = {c->id, c->source, run_kind(*c, from), case_error(*c, params)};
+            }
+        }
+    }
+    // In sample: the same ladder on all sources; what scripts/fit_stacks.py writes.
+    FitLadder all(of([](const FitCase&) { return true; }), disabled);
+    cv.in_sample.resize(cases.size());
+    for (const std::string& stack : stacks) {
+        const auto own = of([&](const FitCase& c) { return c.stack == stack; });
+        const auto [params, from] = all.params_for(stack, own.front()->scenario.stack.family);
+        for (FitCase* c : own) cv.in_sample[static_cast<std::size_t>(c - cases.data())] = case_error(*c, params);
+    }
+    cv.fits = all.own_fits();
+    cv.family_fits = all.family_fits();
+    cv.pooled = all.pooled();
+
+    std::vector<double> errors;
+    for (const Residual& r : cv.held_out) errors.push_back(r.error);
+    cv.overall = summarize_errors(errors);
+    cv.signed_median = signed_median(errors);
+    cv.in_sample_overall = summarize_errors(cv.in_sample);
+    cv.in_sample_signed_median = signed_median(cv.in_sample);
+    cv.slices = summarize_slices(cv.held_out);
+    for (const Residual& r : cv.held_out) {
+        const auto covers = [&](const PredictionInterval& i) { return 1.0 + r.error >= i.low_factor && 1.0 + r.error <= i.high_factor; };
+        const PredictionInterval run = prediction_interval(cv.held_out, r.kind, 0.9, {r.id, ""});
+        if (run.available) ++cv.run_coverage.with_interval, cv.run_coverage.covered += covers(run);
+        const PredictionInterval source = prediction_interval(cv.held_out, r.kind, 0.9, {"", r.source});
+        if (source.available) ++cv.source_coverage.with_interval, cv.source_coverage.covered += covers(source);
+    }
+    return cv;
+}
+
+}  // namespace ridgeline
