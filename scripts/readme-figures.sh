@@ -14,6 +14,21 @@ print("%s: %d records, median |error| %.2f%%, p90 %.2f%%" %
       (sys.argv[2], part["count"], 100 * part["median_abs_error"], 100 * part["p90_abs_error"]))
 ' "$2" "$3"
 }
+# The accuracy the README quotes first: leave one source out (every stack parameter refitted without it).
+"$build/ridgeline" validate tests/data/runs/published-runs-dev.json --cross-validate --json | python3 -c '
+import json, sys
+cv = json.load(sys.stdin)["cross_validation"]
+o, i, c = cv["overall"], cv["in_sample"], cv["interval_coverage"]
+print("cross-validated, dev set: %d records, median |error| %.1f%%, p90 %.1f%%, signed median %+.1f%%; in sample %.1f%%, %.1f%%" %
+      (o["count"], 100 * o["median_abs_error"], 100 * o["p90_abs_error"], 100 * o["signed_median_error"],
+       100 * i["median_abs_error"], 100 * i["p90_abs_error"]))
+print("90%% intervals cover %d of %d held-out runs (from the other runs), %d of %d (from other sources only)" %
+      (c["other_runs"]["covered"], c["other_runs"]["with_interval"], c["other_sources"]["covered"], c["other_sources"]["with_interval"]))
+for s in cv["slices"]:
+    if s["slice"] in ("stack", "chip", "model") and s["count"] >= 10:
+        print("  cross-validated %s %s: %d runs, median |error| %.1f%%, p90 %.1f%%, signed median %+.1f%%" %
+              (s["slice"], s["key"], s["count"], 100 * s["median_abs_error"], 100 * s["p90_abs_error"], 100 * s["signed_median_error"]))
+'
 summary tests/data/runs/published-runs-dev.json train "training, dev set"
 summary tests/data/runs/published-serve-records.json serve "serving records"
 "$build/tests/ridgeline_tests" -sf='*xla_collectives*' -s 2>&1 | grep -o 'XLA comparison:.*' || true

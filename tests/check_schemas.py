@@ -44,6 +44,7 @@ SHIPPED = [
     ("models/*.json", "ridgeline.model-spec/1"),
     ("strategies/*.json", "ridgeline.strategy/1"),
     ("stacks/*.json", "ridgeline.stack/1"),
+    ("accuracy/*.json", "ridgeline.residuals/1"),
     ("emitters/*.json", "ridgeline.emitter/1"),
     ("recompute/*.json", "ridgeline.recompute-policy/1"),
     ("scenarios/*.json", "ridgeline.scenario/1"),

@@ -57,7 +57,8 @@ PredictionInterval prediction_interval(const std::vector<Residual>& residuals, c
         // Split-conformal ranks: the k-th smallest and largest of n held-out factors bound a new
         // run's with probability at least 1 - 2k / (n + 1).
         const auto n = static_cast<double>(factors.size());
-        const auto k = static_cast<std::size_t>(std::max(1.0, std::floor(0.5 * (1.0 - level) * (n + 1.0))));
+        // (1 - 0.9 is not 0.1 in binary: a hair keeps floor() from losing a whole rank.)
+        const auto k = static_cast<std::size_t>(std::max(1.0, std::floor(0.5 * (1.0 - level) * (n + 1.0) + 1e-9)));
         interval.available = true;
         interval.low_factor = factors[k - 1];
         interval.high_factor = factors[factors.size() - k];

@@ -16,6 +16,7 @@ namespace ridgeline::cli {
 void add_validate_command(CLI::App& app, const GlobalOptions& options) {
     struct Flags {
         std::string file, source, residuals_out;
+        std::vector<std::string> hold;
         bool json = false, compare_published = false, progress = false, cross_validate = false;
         unsigned threads = 0;
         HtmlTarget html;
@@ -32,6 +33,10 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--write-residuals", f->residuals_out,
                   "with --cross-validate: write the held-out residuals that train, serve and the searches draw their intervals from "
                   "(ridgeline.residuals/1; the shipped one is accuracy/held-out-residuals.json)");
+    c->add_option("--hold", f->hold,
+                  "with --cross-validate: never fit this stack parameter (per_step_overhead_s, layer_overhead_fraction, rank_time_cv, "
+                  "sharded_comm_efficiency; repeatable), to measure what fitting it earns out of sample")
+        ->check(CLI::IsMember({"per_step_overhead_s", "layer_overhead_fraction", "rank_time_cv", "sharded_comm_efficiency"}));
     c->add_option("--source", f->source, "only records whose source key contains this text");
     c->add_option("--threads", f->threads, "search threads (default: all cores)")->check(CLI::Range(1U, 1024U));
     add_progress_flag(*c, f->progress);
@@ -53,10 +58,11 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
         std::erase_if(records, [&](const RunRecord& r) { return r.source_key.find(f->source) == std::string::npos; });
         if (records.empty()) throw InputError("--source", "", "no record of " + f->file + " has a source key containing \"" + f->source + "\"");
         if (!f->residuals_out.empty() && !f->cross_validate) throw InputError("--write-residuals", "", "needs --cross-validate");
+        if (!f->hold.empty() && !f->cross_validate) throw InputError("--hold", "", "needs --cross-validate");
         const ValidationResult result = validate_records(records, options.data_dir, progress);
         line.finish();
         std::optional<CrossValidation> cv;
-        if (f->cross_validate) cv = cross_validate(build_fit_cases(records, options.data_dir));
+        if (f->cross_validate) cv = cross_validate(build_fit_cases(records, options.data_dir), {f->hold.begin(), f->hold.end()});
         if (cv && !f->residuals_out.empty())
             io::write_file_atomically(f->residuals_out, report::residuals_file_json(*cv, "ridgeline validate " + f->file + " --cross-validate"));
         const std::string json = f->json || f->html.wanted() ? report::validation_json(result, cv ? &*cv : nullptr) : "";

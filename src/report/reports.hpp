@@ -81,6 +81,8 @@ struct ServeExtras {
     std::optional<Disaggregation> disaggregation;
     double requests_per_s = 0;  // the traffic a split was asked for (none is made where the deployment does not fit)
     std::optional<ServeEnergy> energy;
+    // The throughput's prediction interval; serving has no held-out runs yet, so it says why there is none.
+    PredictionInterval interval{false, 0.9, 1, 1, 0, "", "no serving run has been cross-validated yet (the dev set holds training runs): no interval is given"};
 };
 [[nodiscard]] std::string serve_table(const ServingScenario& scenario, const ServingReport& report, const ServeExtras& extras);
 [[nodiscard]] std::string serve_json(const ServingScenario& scenario, const ServingReport& report, const ServeExtras& extras);

@@ -102,7 +102,9 @@ std::string serve_table(const ServingScenario& s, const ServingReport& r, const 
         totals.add_row({"facility power (chips, hosts, PUE)", si(e.facility_w, "W")});
         totals.add_row({"energy per million output tokens", si(e.per_million_tokens_j / 3.6e6, "kWh")});
     }
-    text += totals.render() + "\n";
+    text += totals.render();
+    if (!extras.interval.available) text += "throughput interval: " + extras.interval.why_none + "\n";
+    text += "\n";
     if (extras.energy) {
         for (const std::string& line : extras.energy->notes.assumptions) text += "energy assumed: " + line + "\n";
         for (const std::string& line : extras.energy->notes.missing) text += "energy not worked out: " + line + "\n";
@@ -161,6 +163,7 @@ std::string serve_json(const ServingScenario& s, const ServingReport& r, const S
                          {"decode_tokens_per_s", r.decode_tokens_per_s},
                          {"tokens_per_s_per_user", r.tokens_per_s_per_user},
                          {"requests_per_s", r.requests_per_s}};
+    if (!extras.interval.available) doc["throughput_interval"] = {{"available", false}, {"why_none", extras.interval.why_none}};
     doc["kv_cache_bytes_per_token"] = r.kv_cache_bytes_per_token;
     doc["kv_cache_bytes_per_sequence"] = r.kv_cache_bytes_per_sequence;
     doc["kv_tokens_freed_per_step"] = r.kv_tokens_freed_per_step;
