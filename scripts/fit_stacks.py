@@ -4,10 +4,11 @@ keeping only what lowers the cross-validated error.
 
 The fitter is the binary's (`ridgeline validate RUNS --cross-validate`, src/validation/stack_fit.cpp):
 a coordinate descent over bounded grids of median |error| + 0.5 x p90 |error|, refitted with each
-source left out. Parameters are held out of the fit (`--hold`) one at a time, the one whose holding
-lowers the cross-validated score most first, until holding any other would raise it: a parameter is
-kept only where fitting it lowers the held-out error. The final fit, with the rest held, is what
-is written: a stack with records of its own gets its own fit, one without gets its family's pooled
+source left out. Parameters are held at no overhead one at a time, in every fit (`--hold`) or only
+in the pooled fits that price a stack from other stacks' records (`--hold-pooled`), the hold that
+lowers the cross-validated score most first, until any other would raise it: a parameter is kept
+only where fitting it lowers the held-out error. The holds go to accuracy/fit-policy.json, and the
+final fit under them is what is written: a stack with records of its own gets its own fit, one without gets its family's pooled
 fit or, with no family records either, the pooled fit of all stacks (never zero overhead). The
 held-out residuals go to accuracy/held-out-residuals.json, which every interval is drawn from.
 
@@ -27,9 +28,12 @@ SERVING_STACKS = {"vllm", "tensorrt-llm"}  # they price serving, never a trainin
 
 
 def cross_validate(ridgeline, runs, hold, residuals=None):
+    """hold: {"held": [...], "held_when_pooled": [...]}."""
     command = [ridgeline, "validate", runs, "--cross-validate", "--json"]
-    for name in hold:
+    for name in hold["held"] or ["none"]:
         command += ["--hold", name]
+    for name in hold["held_when_pooled"] or ["none"]:
+        command += ["--hold-pooled", name]
     if residuals:
         command += ["--write-residuals", residuals]
     doc = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)["cross_validation"]
@@ -48,25 +52,34 @@ def main():
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
 
-    # Backward elimination: hold the parameter whose holding lowers the cross-validated score most,
-    # until holding any other would raise it.
-    held = []
-    best, _ = cross_validate(args.ridgeline, args.runs, held)
+    # Backward elimination: each step holds the parameter, in the pooled fits only or in every fit,
+    # whose holding lowers the cross-validated score most, until any further hold would raise it.
+    hold, scores = {"held": [], "held_when_pooled": []}, {}
+    best, _ = cross_validate(args.ridgeline, args.runs, hold)
+    scores["nothing held"] = round(best, 4)
     print("fitted: %s; cross-validated score (median + 0.5 x p90) %.4f" % (", ".join(PARAMS), best))
     while True:
         trials = []
         for name in PARAMS:
-            if name not in held:
-                score, _ = cross_validate(args.ridgeline, args.runs, held + [name])
-                print("  also holding %s: %.4f" % (name, score))
-                trials.append((score, name))
-        if not trials or min(trials)[0] >= best - 1e-9:
+            if name in hold["held"]:
+                continue
+            # The weaker hold first: where the held-out error cannot tell them apart (a stack's own records
+            # from one source are never held out from its own fit), a stack keeps what its runs show.
+            scopes = ([] if name in hold["held_when_pooled"] else ["held_when_pooled"]) + ["held"]
+            for scope in scopes:
+                trial = {k: [p for p in v if p != name] for k, v in hold.items()}
+                trial[scope] = trial[scope] + [name]
+                score, _ = cross_validate(args.ridgeline, args.runs, trial)
+                print("  %s %s: %.4f" % (scope, name, score), flush=True)
+                trials.append((score, name, scope, trial))
+        if not trials or min(t[0] for t in trials) >= best - 1e-9:
             break
-        best, name = min(trials)
-        held.append(name)
-        print("held: %s (fitting it raised the held-out error); score %.4f" % (name, best))
+        best, name, scope, hold = min(trials, key=lambda t: t[0])
+        scores["; ".join("%s: %s" % (k, ", ".join(v)) for k, v in hold.items() if v)] = round(best, 4)
+        print("%s: %s; score %.4f" % (scope, name, best), flush=True)
+    held = hold["held"]
     residuals = os.path.join(ROOT, "accuracy", "held-out-residuals.json") if args.write else None
-    _, doc = cross_validate(args.ridgeline, args.runs, held, residuals)
+    _, doc = cross_validate(args.ridgeline, args.runs, hold, residuals)
     overall, in_sample = doc["overall"], doc["in_sample"]
     runs = os.path.relpath(args.runs, ROOT)
     today = datetime.date.today().isoformat()
@@ -75,6 +88,16 @@ def main():
         percent(in_sample["median_abs_error"]), percent(in_sample["p90_abs_error"]))
     print(summary)
     held_text = "; held at no overhead (fitting them did not lower the cross-validated error): " + ", ".join(held) if held else ""
+    pooled_text = ("; a stack's own records only (pooled over other stacks they raised the cross-validated error): " +
+                   ", ".join(hold["held_when_pooled"])) if hold["held_when_pooled"] else ""
+
+    if args.write:
+        with open(os.path.join(ROOT, "accuracy", "fit-policy.json"), "w") as f:
+            json.dump({"schema": "ridgeline.fit-policy/1",
+                       "origin": "scripts/fit_stacks.py on %s, %s: backward elimination of the stack parameters on the "
+                                 "cross-validated (leave one source out) score, median + 0.5 x p90 |error|" % (runs, today),
+                       "held": hold["held"], "held_when_pooled": hold["held_when_pooled"], "scores": scores}, f, indent=2)
+            f.write("\n")
 
     for file in sorted(os.listdir(os.path.join(ROOT, "stacks"))):
         path = os.path.join(ROOT, "stacks", file)
@@ -98,11 +121,11 @@ def main():
         unfitted = [p for p in PARAMS if p not in fit["fitted"] and p not in held]
         if unfitted:
             origin += "; not fitted (%s): %s" % ("too few models or no scaling series or no sharded records", ", ".join(unfitted))
-        fitted = {"origin": origin + held_text}
+        fitted = {"origin": origin + held_text + pooled_text}
         if pooled:
             fitted["pooled"] = pooled
         for p in PARAMS:
-            value = fit[p] if p not in held else NEUTRAL[p]
+            value = fit[p] if p not in held and not (pooled and p in hold["held_when_pooled"]) else NEUTRAL[p]
             if p == "sharded_comm_efficiency" and value == 1.0:
                 continue
             fitted[p] = round(value, 4)

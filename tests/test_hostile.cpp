@@ -55,3 +55,21 @@ TEST_CASE("hostile inputs: every case is refused with exit 2 naming the file and
         CHECK(std::filesystem::last_write_time(path) == written);
     }
 }
+
+// NaN passes every range check (it compares false), and strtol reads "010" as octal 8: every numeric
+// flag of every command refuses both, naming the flag.
+TEST_CASE("hostile flags: NaN, infinities and leading zeros are refused on every numeric flag") {
+    const std::string train = "train --model llama3-8b --hardware dgx-h100 --chips 8 ";
+    for (const std::string flag : {"--seq-len nan", "--memory-margin nan", "--micro-batch -NaN", "--failures-per-chip-hour nan"})
+        ridgeline::test::expect_refusal(train + flag, {flag.substr(0, flag.find(' ')), "finite"});
+    // Flags with a range of their own may refuse an infinity by it first: still exit 2, naming the flag.
+    for (const std::string flag : {"--expert-imbalance inf", "--global-batch-tokens +Infinity", "--seq-len inf"})
+        ridgeline::test::expect_refusal(train + flag, {flag.substr(0, flag.find(' '))});
+    ridgeline::test::expect_refusal(train + "--tp 010", {"--tp", "leading zero"});
+    ridgeline::test::expect_refusal("serve --model llama3-8b --hardware dgx-h100 --batch 8 --input-len nan --output-len 128",
+                                    {"--input-len", "finite"});
+    ridgeline::test::expect_refusal("search train --model llama3-8b --hardware dgx-h100 --chips 8 --seq-len 08192", {"--seq-len", "leading zero"});
+    // Numbers people write stay numbers.
+    CHECK(ridgeline::test::run_ridgeline(train + "--tp 8 --seq-len 8192 --memory-margin 0.05").exit_code == 0);
+    CHECK(ridgeline::test::run_ridgeline(train + "--global-batch-tokens 6.5536e4").exit_code == 0);
+}

@@ -66,6 +66,10 @@ PredictionInterval prediction_interval(const std::vector<Residual>& residuals, c
         interval.like = like;
         return interval;
     }
+    if (residuals.empty()) {
+        interval.why_none = "the data folder has no held-out residuals (accuracy/held-out-residuals.json): no interval is given";
+        return interval;
+    }
     interval.why_none = "fewer than " + std::to_string(kMinLikeRuns) + " held-out runs like it (" + load + ", " + params +
                         "): no interval is given";
     return interval;

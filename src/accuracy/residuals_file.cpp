@@ -8,6 +8,31 @@ namespace ridgeline {
 
 std::filesystem::path residuals_path(const std::filesystem::path& data_dir) { return data_dir / "accuracy" / "held-out-residuals.json"; }
 
+bool is_stack_parameter(const std::string& name) {
+    return name == "per_step_overhead_s" || name == "layer_overhead_fraction" || name == "rank_time_cv" || name == "sharded_comm_efficiency";
+}
+
+FitPolicy load_fit_policy(const std::filesystem::path& data_dir) {
+    const std::filesystem::path path = data_dir / "accuracy" / "fit-policy.json";
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return {};
+    io::JsonFile file(path, "ridgeline.fit-policy/1");
+    io::JsonObject& root = file.root();
+    (void)root.string("origin");
+    FitPolicy policy;
+    const auto names = [&](const char* key) {
+        std::vector<std::string> list = root.has(key) ? root.string_list(key) : std::vector<std::string>{};
+        for (const std::string& name : list)
+            if (!is_stack_parameter(name)) root.fail(key, "\"" + name + "\" is not a stack parameter");
+        return list;
+    };
+    policy.held = names("held");
+    policy.held_when_pooled = names("held_when_pooled");
+    root.allow("scores");
+    root.finish();
+    return policy;
+}
+
 std::vector<Residual> load_residuals(const std::filesystem::path& path) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) return {};

@@ -13,4 +13,14 @@ namespace ridgeline {
 [[nodiscard]] std::vector<Residual> load_residuals(const std::filesystem::path& path);
 [[nodiscard]] std::filesystem::path residuals_path(const std::filesystem::path& data_dir);
 
+// The stack parameters the fits hold at no overhead because fitting them raised the cross-validated
+// error (accuracy/fit-policy.json, ridgeline.fit-policy/1, written by scripts/fit_stacks.py): in
+// every fit, or in the pooled fits only; none where the data folder has no such file.
+struct FitPolicy {
+    std::vector<std::string> held;              // in every fit
+    std::vector<std::string> held_when_pooled;  // in the pooled fits only (a stack's own fit keeps them)
+};
+[[nodiscard]] FitPolicy load_fit_policy(const std::filesystem::path& data_dir);
+[[nodiscard]] bool is_stack_parameter(const std::string& name);
+
 }  // namespace ridgeline

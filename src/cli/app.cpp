@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/numeric_flags.hpp"
 #include "core/error.hpp"
 #include "io/json_reader.hpp"
 
@@ -45,6 +46,7 @@ std::unique_ptr<App> make_app(const std::string& default_data_dir) {
     add_collective_command(root, options);
     add_calibrate_command(root, options);
     add_fit_command(root, options);
+    check_numeric_flags(root);
     return app;
 }
 

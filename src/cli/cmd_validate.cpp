@@ -1,4 +1,5 @@
 #include <iostream>
+#include <set>
 
 #include "cli/commands.hpp"
 #include "cli/html_flag.hpp"
@@ -7,6 +8,7 @@
 #include "report/reports.hpp"
 #include "report/search_reports.hpp"
 #include "validation/compare_published.hpp"
+#include "accuracy/residuals_file.hpp"
 #include "io/safe_write.hpp"
 #include "validation/cross_validate.hpp"
 #include "validation/validate.hpp"
@@ -16,7 +18,7 @@ namespace ridgeline::cli {
 void add_validate_command(CLI::App& app, const GlobalOptions& options) {
     struct Flags {
         std::string file, source, residuals_out;
-        std::vector<std::string> hold;
+        std::vector<std::string> hold, hold_pooled;
         bool json = false, compare_published = false, progress = false, cross_validate = false;
         unsigned threads = 0;
         HtmlTarget html;
@@ -35,8 +37,13 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
                   "(ridgeline.residuals/1; the shipped one is accuracy/held-out-residuals.json)");
     c->add_option("--hold", f->hold,
                   "with --cross-validate: never fit this stack parameter (per_step_overhead_s, layer_overhead_fraction, rank_time_cv, "
-                  "sharded_comm_efficiency; repeatable), to measure what fitting it earns out of sample")
-        ->check(CLI::IsMember({"per_step_overhead_s", "layer_overhead_fraction", "rank_time_cv", "sharded_comm_efficiency"}));
+                  "sharded_comm_efficiency; repeatable; none: fit them all), in place of accuracy/fit-policy.json's list, to measure "
+                  "what fitting each earns out of sample")
+        ->check(CLI::IsMember({"none", "per_step_overhead_s", "layer_overhead_fraction", "rank_time_cv", "sharded_comm_efficiency"}));
+    c->add_option("--hold-pooled", f->hold_pooled,
+                  "with --cross-validate: fit this stack parameter on a stack's own records only, never in the pooled fits that "
+                  "price a stack from others' (repeatable; none: pool them all), in place of accuracy/fit-policy.json's list")
+        ->check(CLI::IsMember({"none", "per_step_overhead_s", "layer_overhead_fraction", "rank_time_cv", "sharded_comm_efficiency"}));
     c->add_option("--source", f->source, "only records whose source key contains this text");
     c->add_option("--threads", f->threads, "search threads (default: all cores)")->check(CLI::Range(1U, 1024U));
     add_progress_flag(*c, f->progress);
@@ -59,10 +66,19 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
         if (records.empty()) throw InputError("--source", "", "no record of " + f->file + " has a source key containing \"" + f->source + "\"");
         if (!f->residuals_out.empty() && !f->cross_validate) throw InputError("--write-residuals", "", "needs --cross-validate");
         if (!f->hold.empty() && !f->cross_validate) throw InputError("--hold", "", "needs --cross-validate");
+        if (!f->hold_pooled.empty() && !f->cross_validate) throw InputError("--hold-pooled", "", "needs --cross-validate");
         const ValidationResult result = validate_records(records, options.data_dir, progress);
         line.finish();
         std::optional<CrossValidation> cv;
-        if (f->cross_validate) cv = cross_validate(build_fit_cases(records, options.data_dir), {f->hold.begin(), f->hold.end()});
+        if (f->cross_validate) {
+            const FitPolicy policy = load_fit_policy(options.data_dir);
+            HeldParameters held;
+            for (const std::string& name : f->hold.empty() ? policy.held : f->hold)
+                if (name != "none") held.everywhere.insert(name);
+            for (const std::string& name : f->hold_pooled.empty() ? policy.held_when_pooled : f->hold_pooled)
+                if (name != "none") held.when_pooled.insert(name);
+            cv = cross_validate(build_fit_cases(records, options.data_dir), held);
+        }
         if (cv && !f->residuals_out.empty())
             io::write_file_atomically(f->residuals_out, report::residuals_file_json(*cv, "ridgeline validate " + f->file + " --cross-validate"));
         const std::string json = f->json || f->html.wanted() ? report::validation_json(result, cv ? &*cv : nullptr) : "";

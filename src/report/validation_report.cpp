@@ -85,6 +85,16 @@ namespace ridgeline::report {
 namespace {
 std::string pct(double fraction) { return fixed(100.0 * fraction, 1) + "%"; }
 std::string signed_pct(double fraction) { return (fraction >= 0 ? "+" : "") + fixed(100.0 * fraction, 1) + "%"; }
+nlohmann::json residual_json(const Residual& r) {
+    return {{"id", r.id},
+            {"source", r.source},
+            {"error", r.error},
+            {"stack_family", r.kind.stack_family},
+            {"chip_family", r.kind.chip_family},
+            {"moe", r.kind.moe},
+            {"chips", r.kind.chips},
+            {"parameters", r.kind.params}};
+}
 nlohmann::json params_json(const StackFit& fit) {
     return {{"per_step_overhead_s", fit.params.per_step_overhead_s},
             {"layer_overhead_fraction", fit.params.layer_overhead_fraction},
@@ -150,16 +160,9 @@ nlohmann::json cross_validation_json(const CrossValidation& cv) {
     }
     doc["records"] = nlohmann::json::array();
     for (std::size_t i = 0; i < cv.held_out.size(); ++i) {
-        const Residual& r = cv.held_out[i];
-        doc["records"].push_back({{"id", r.id},
-                                  {"source", r.source},
-                                  {"error", r.error},
-                                  {"in_sample_error", cv.in_sample[i]},
-                                  {"stack_family", r.kind.stack_family},
-                                  {"chip_family", r.kind.chip_family},
-                                  {"moe", r.kind.moe},
-                                  {"chips", r.kind.chips},
-                                  {"parameters", r.kind.params}});
+        nlohmann::json record = residual_json(cv.held_out[i]);
+        record["in_sample_error"] = cv.in_sample[i];
+        doc["records"].push_back(record);
     }
     doc["fits"] = nlohmann::json::object();
     for (const auto& [name, fit] : cv.fits) doc["fits"][name] = params_json(fit);
@@ -178,15 +181,7 @@ std::string residuals_file_json(const CrossValidation& cv, const std::string& or
     doc["schema"] = "ridgeline.residuals/1";
     doc["origin"] = origin;
     doc["residuals"] = nlohmann::json::array();
-    for (const Residual& r : cv.held_out)
-        doc["residuals"].push_back({{"id", r.id},
-                                    {"source", r.source},
-                                    {"error", r.error},
-                                    {"stack_family", r.kind.stack_family},
-                                    {"chip_family", r.kind.chip_family},
-                                    {"moe", r.kind.moe},
-                                    {"chips", r.kind.chips},
-                                    {"parameters", r.kind.params}});
+    for (const Residual& r : cv.held_out) doc["residuals"].push_back(residual_json(r));
     return doc.dump(1) + "\n";
 }
 

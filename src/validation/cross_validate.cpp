@@ -43,25 +43,28 @@ RunKind run_kind(const FitCase& c, const std::string& params) {
     return kind;
 }
 
-FitLadder::FitLadder(std::vector<FitCase*> cases, std::set<std::string> disabled) : cases_(std::move(cases)), disabled_(std::move(disabled)) {}
+FitLadder::FitLadder(std::vector<FitCase*> cases, HeldParameters held)
+    : cases_(std::move(cases)), own_held_(held.everywhere), pooled_held_(std::move(held.everywhere)) {
+    pooled_held_.insert(held.when_pooled.begin(), held.when_pooled.end());
+}
 
 std::pair<StackParams, std::string> FitLadder::params_for(const std::string& stack, const std::string& family) {
     const auto own = select([&](const FitCase& c) { return c.stack == stack; });
     if (static_cast<int>(own.size()) >= kMinFitRecords) {
-        if (!own_.count(stack)) own_[stack] = fit_stack(own, kNeutral, disabled_);
+        if (!own_.count(stack)) own_[stack] = fit_stack(own, kNeutral, own_held_);
         return {own_[stack].params, "own"};
     }
     const auto kin = select([&](const FitCase& c) { return c.stack != stack && c.scenario.stack.family == family; });
     if (static_cast<int>(kin.size()) >= kMinFitRecords) {
         const std::string key = family + " without " + stack;
-        if (!family_.count(key)) family_[key] = fit_stack(kin, kNeutral, disabled_);
+        if (!family_.count(key)) family_[key] = fit_stack(kin, kNeutral, pooled_held_);
         return {family_[key].params, "family"};
     }
     return {pooled().params, "pooled"};
 }
 
 const StackFit& FitLadder::pooled() {
-    if (!pooled_) pooled_ = fit_stack(cases_, kNeutral, disabled_);
+    if (!pooled_) pooled_ = fit_stack(cases_, kNeutral, pooled_held_);
     return *pooled_;
 }
 
@@ -71,12 +74,12 @@ std::map<std::string, StackFit> FitLadder::family_fits() {
     for (const FitCase* c : cases_) families.insert(c->scenario.stack.family);
     for (const std::string& family : families) {
         const auto kin = select([&](const FitCase& c) { return c.scenario.stack.family == family; });
-        if (static_cast<int>(kin.size()) >= kMinFitRecords) fits[family] = fit_stack(kin, kNeutral, disabled_);
+        if (static_cast<int>(kin.size()) >= kMinFitRecords) fits[family] = fit_stack(kin, kNeutral, pooled_held_);
     }
     return fits;
 }
 
-CrossValidation cross_validate(FitCases input, const std::set<std::string>& disabled) {
+CrossValidation cross_validate(FitCases input, const HeldParameters& policy) {
     CrossValidation cv;
     cv.skipped = std::move(input.skipped);
     std::vector<FitCase>& cases = input.cases;
@@ -110,7 +113,7 @@ CrossValidation cross_validate(FitCases input, const std::set<std::string>& disa
     // Out of sample: each source predicted by fits that never saw it.
     cv.held_out.resize(cases.size());
     for (const auto& [source, count] : per_source) {
-        FitLadder ladder(of([&](const FitCase& c) { return c.source != source; }), disabled);
+        FitLadder ladder(of([&](const FitCase& c) { return c.source != source; }), policy);
         for (const std::string& stack : stacks) {
             const auto held = of([&](const FitCase& c) { return c.source == source && c.stack == stack; });
             if (held.empty()) continue;
@@ -122,7 +125,7 @@ CrossValidation cross_validate(FitCases input, const std::set<std::string>& disa
         }
     }
     // In sample: the same ladder on all sources; what scripts/fit_stacks.py writes.
-    FitLadder all(of([](const FitCase&) { return true; }), disabled);
+    FitLadder all(of([](const FitCase&) { return true; }), policy);
     cv.in_sample.resize(cases.size());
     for (const std::string& stack : stacks) {
         const auto own = of([&](const FitCase& c) { return c.stack == stack; });

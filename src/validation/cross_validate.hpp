@@ -40,10 +40,14 @@ struct CrossValidation {
     std::vector<RecordResult> skipped;
 };
 
-// `disabled`: parameters held at their neutral value (0, or 1 for the sharded share) in every fit,
-// to measure what fitting each one earns out of sample. InputError when the records hold fewer
-// than two sources, or a source with a single record.
-[[nodiscard]] CrossValidation cross_validate(FitCases cases, const std::set<std::string>& disabled = {});
+// Parameters held at their neutral value (0, or 1 for the sharded share): in every fit, or only in the
+// pooled fits that price a stack from other stacks' records (what a stack's own runs show may not
+// carry over to another). InputError when the records hold fewer than two sources, or a source with
+// a single record.
+struct HeldParameters {
+    std::set<std::string> everywhere, when_pooled;
+};
+[[nodiscard]] CrossValidation cross_validate(FitCases cases, const HeldParameters& held = {});
 
 // "own", "family" or "pooled": how the stack's parameters came (like_runs.hpp).
 [[nodiscard]] RunKind run_kind(const FitCase& c, const std::string& params);
@@ -52,7 +56,7 @@ struct CrossValidation {
 // pooled fit of its family's other stacks, else the pooled fit of all records. Never zero overhead.
 class FitLadder {
 public:
-    FitLadder(std::vector<FitCase*> cases, std::set<std::string> disabled);
+    FitLadder(std::vector<FitCase*> cases, HeldParameters held);
     [[nodiscard]] std::pair<StackParams, std::string> params_for(const std::string& stack, const std::string& family);
     [[nodiscard]] const StackFit& pooled();
     [[nodiscard]] const std::map<std::string, StackFit>& own_fits() const { return own_; }
@@ -68,7 +72,7 @@ private:
         return out;
     }
     std::vector<FitCase*> cases_;
-    std::set<std::string> disabled_;
+    std::set<std::string> own_held_, pooled_held_;
     std::map<std::string, StackFit> own_, family_;
     std::optional<StackFit> pooled_;
 };
