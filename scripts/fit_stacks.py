@@ -50,15 +50,22 @@ def main():
     parser.add_argument("runs", nargs="?", default=os.path.join(ROOT, "tests/data/runs/published-runs-dev.json"))
     parser.add_argument("--ridgeline", default=os.path.join(ROOT, "build/ridgeline"))
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--keep-policy", action="store_true",
+                        help="skip the elimination: refit under accuracy/fit-policy.json's holds")
     args = parser.parse_args()
 
     # Backward elimination: each step holds the parameter, in the pooled fits only or in every fit,
     # whose holding lowers the cross-validated score most, until any further hold would raise it.
     hold, scores = {"held": [], "held_when_pooled": []}, {}
-    best, _ = cross_validate(args.ridgeline, args.runs, hold)
-    scores["nothing held"] = round(best, 4)
-    print("fitted: %s; cross-validated score (median + 0.5 x p90) %.4f" % (", ".join(PARAMS), best))
-    while True:
+    if args.keep_policy:
+        policy = json.load(open(os.path.join(ROOT, "accuracy", "fit-policy.json")))
+        hold = {"held": policy["held"], "held_when_pooled": policy.get("held_when_pooled", [])}
+        scores = policy.get("scores", {})
+    else:
+        best, _ = cross_validate(args.ridgeline, args.runs, hold)
+        scores["nothing held"] = round(best, 4)
+        print("fitted: %s; cross-validated score (median + 0.5 x p90) %.4f" % (", ".join(PARAMS), best))
+    while not args.keep_policy:
         trials = []
         for name in PARAMS:
             if name in hold["held"]:

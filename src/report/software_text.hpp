@@ -29,9 +29,17 @@ namespace ridgeline::report {
     return "; its ZeRO-3 / FSDP gathers and reduce-scatters at " + std::string(share) + " of the modelled rate (fitted on its runs)";
 }
 
+// Where the stack's overheads come from: its own runs, or, with none, a pooled fit of others'.
+[[nodiscard]] inline std::string stack_parameters_text(const Stack& stack) {
+    if (stack.fitted_from == "family") return "its family's pooled fit (" + stack.family + "): no published run of its own";
+    if (stack.fitted_from == "pooled") return "the pooled fit of all stacks: no published run of it or its family";
+    return "fitted on its own published runs";
+}
+
 [[nodiscard]] inline std::string software_line(const ChipSpec& chip, const Stack& stack) {
     return "stack " + (stack.name.empty() ? std::string("(built-in defaults)") : stack.name) + ", " + attention_text(chip, stack) +
-           " attention" + sharded_comm_text(stack) + "; kernels: " + kernels_source(chip) + "\n";
+           " attention" + sharded_comm_text(stack) + (stack.fitted_from == "own" ? "" : "; overheads: " + stack_parameters_text(stack)) +
+           "; kernels: " + kernels_source(chip) + "\n";
 }
 
 }  // namespace ridgeline::report

@@ -93,7 +93,11 @@ nlohmann::json job_document(const std::string& schema, const std::string& model,
             {"chip", chip.name},
             {"cluster", cluster.name},
             {"chips", cluster.chips()},
-            {"stack", {{"name", stack.name}, {"attention", attention_text(chip, stack)}, {"kernels", kernels_source(chip)}}}};
+            {"stack",
+             {{"name", stack.name},
+              {"attention", attention_text(chip, stack)},
+              {"kernels", kernels_source(chip)},
+              {"parameters", stack_parameters_text(stack)}}}};
 }
 
 nlohmann::json training_document(const TrainingScenario& s, const TrainingReport& r, double train_tokens) {

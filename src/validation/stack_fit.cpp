@@ -96,11 +96,11 @@ StackFit fit_stack(const std::vector<FitCase*>& cases, const StackParams& start,
     fit.records = static_cast<int>(cases.size());
     std::set<std::string> models;
     std::map<std::string, std::set<std::int64_t>> counts;
-    bool sharded_measured = false;
+    int sharded_measured = 0;
     for (const FitCase* c : cases) {
         models.insert(c->model);
         counts[c->source].insert(c->chips);
-        sharded_measured = sharded_measured || c->shards_on_measured_links;
+        sharded_measured += c->shards_on_measured_links;
     }
     fit.models = static_cast<int>(models.size());
     std::vector<FitCase*> series;
@@ -123,7 +123,8 @@ StackFit fit_stack(const std::vector<FitCase*>& cases, const StackParams& start,
     };
     add("layer_overhead_fraction", &StackParams::layer_overhead_fraction, layer_share_grid(), true);
     add("per_step_overhead_s", &StackParams::per_step_overhead_s, kStepOverheadGrid, fit.models >= kMinModelsForStepOverhead);
-    add("sharded_comm_efficiency", &StackParams::sharded_comm_efficiency, sharded_share_grid(), sharded_measured);
+    // A share every sharded plan of the stack pays: from as many records as any fit needs, not one run.
+    add("sharded_comm_efficiency", &StackParams::sharded_comm_efficiency, sharded_share_grid(), sharded_measured >= kMinFitRecords);
     if (disabled.count("rank_time_cv")) series.clear();
     if (!series.empty()) fit.fitted.push_back("rank_time_cv");
 

@@ -51,7 +51,7 @@ struct StackFit {
 
 // The same rules as the shipped fits: at least 5 records, a per-step cost only across 3 or more
 // models, rank_time_cv on scaling series (a source on 3 or more chip counts), the sharded share only
-// where records shard over measured links; coordinate descent on median + 0.5 x p90 |error|.
+// where at least 5 records shard over measured links; coordinate descent on median + 0.5 x p90 |error|.
 inline constexpr int kMinFitRecords = 5;
 // `disabled`: parameter names left at the start's values.
 [[nodiscard]] StackFit fit_stack(const std::vector<FitCase*>& cases, const StackParams& start,
