@@ -19,6 +19,7 @@
 #include "stack/stack_file.hpp"
 #include "topology/graph_routing.hpp"
 #include "topology/topology_file.hpp"
+#include "accuracy/residuals_file.hpp"
 #include "validation/run_record.hpp"
 
 namespace {
@@ -48,6 +49,7 @@ void load(const std::filesystem::path& path) {
     else if (loader == "calibration") (void)ridgeline::calibration::load_measurements(path);
     else if (loader == "kernel_measurements") (void)ridgeline::calibration::load_kernel_measurements(path);
     else if (loader == "emitter") (void)ridgeline::load_emitter_file(path);
+    else if (loader == "residuals") (void)ridgeline::load_residuals(path);
 }
 
 }  // namespace

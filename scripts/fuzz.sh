@@ -15,6 +15,7 @@ declare -A seeds=(
   [chip]="hardware/chips" [system]="hardware/systems" [model]="models" [hf_config]="tests/data/hf"
   [strategy]="strategies" [stack]="stacks" [topology]="hardware/topologies" [scenario]="scenarios" [run_records]="tests/data/runs"
   [calibration]="tests/data/calibration" [kernel_measurements]="tests/data/reference" [emitter]="emitters"
+  [residuals]="accuracy"
 )
 for target in "${!seeds[@]}"; do
   corpus="build-fuzz/corpus/$target"

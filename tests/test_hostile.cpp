@@ -4,6 +4,8 @@
 // nothing on stdout, the file untouched, quickly and in bounded memory.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <filesystem>
 
@@ -72,4 +74,32 @@ TEST_CASE("hostile flags: NaN, infinities and leading zeros are refused on every
     // Numbers people write stay numbers.
     CHECK(ridgeline::test::run_ridgeline(train + "--tp 8 --seq-len 8192 --memory-margin 0.05").exit_code == 0);
     CHECK(ridgeline::test::run_ridgeline(train + "--global-batch-tokens 6.5536e4").exit_code == 0);
+}
+
+// Files that are not files: a FIFO or a folder given as a launch file would hang or read nothing;
+// renaming a result over a device would replace the device node; a report lost on a full stdout is
+// no success; fit writing its chip over its own measurements would lose them.
+TEST_CASE("hostile files: FIFOs, devices, folders and a full stdout are refused, and nothing is damaged") {
+    const auto dir = ridgeline::test::scratch_dir("not_files");
+    const auto fifo = dir / "launch.fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const std::string train = "train --model llama3-8b --hardware dgx-h100 --chips 8 ";
+    ridgeline::test::expect_refusal(train + "--from megatron " + fifo.string(), {fifo.string(), "not a regular file"});
+    ridgeline::test::expect_refusal(train + "--from maxtext " + dir.string(), {dir.string(), "not a regular file"});
+    ridgeline::test::expect_refusal(train + "--from torchtitan /proc/self/environ", {"/proc/self/environ", "pseudo-file"});
+    ridgeline::test::expect_refusal(train + "--html " + fifo.string(), {fifo.string(), "not a regular file"});
+    CHECK(std::filesystem::is_fifo(fifo));
+    if (std::filesystem::is_character_file("/dev/full")) {
+        ridgeline::test::expect_refusal(train + "--html /dev/full", {"/dev/full", "not a regular file"});
+        CHECK(std::filesystem::is_character_file("/dev/full"));
+        const auto full = ridgeline::test::run_ridgeline("model llama3-8b >/dev/full");
+        CHECK(full.exit_code == 1);
+        CHECK(full.err.find("stdout") != std::string::npos);
+    }
+    const auto measurements = dir / "measurements.json";
+    std::filesystem::copy_file(ridgeline::test::data_file("reference/gpu-kernels-h100.json"), measurements);
+    const auto before = std::filesystem::file_size(measurements);
+    ridgeline::test::expect_refusal("fit " + measurements.string() + " --like h100-sxm -o " + measurements.string(),
+                                    {"-o", "measurements file itself"});
+    CHECK(std::filesystem::file_size(measurements) == before);
 }

@@ -5,6 +5,7 @@
 
 #include "app/fit_chip.hpp"
 #include "cli/commands.hpp"
+#include "core/error.hpp"
 #include "report/calibration_reports.hpp"
 
 namespace ridgeline::cli {
@@ -26,6 +27,9 @@ void add_fit_command(CLI::App& app, const GlobalOptions& options) {
                                                      "(default: --like's; none for a calibration fitted whole)");
 
     command->callback([request, &options] {
+        std::error_code same_error;
+        if (std::filesystem::equivalent(request->measurements, request->output, same_error))
+            throw InputError("-o", "", request->output.string() + " is the measurements file itself: write the chip elsewhere");
         const app::FitOutcome out = app::fit_chip(*request, options.data_dir);
         std::cout << "wrote " << request->output.string() << " (" << out.hardware.chip.name
                   << (out.hardware.system ? ", in " + out.hardware.system->name : std::string(", no system")) << ")\n\n";

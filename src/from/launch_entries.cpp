@@ -6,18 +6,13 @@
 
 #include "core/error.hpp"
 #include "from/launch_config.hpp"
+#include "io/json_reader.hpp"
 
 namespace ridgeline {
 
 namespace {
 
-std::string read_text(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    if (!in) throw InputError(path.string(), "", "cannot be read");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+std::string read_text(const std::filesystem::path& path) { return io::read_input_file(path); }
 
 // Shell-like words: whitespace separates, '...' and "..." quote, '#' at a word's start comments
 // out the rest of the line, a '\' ending a line continues it.

@@ -36,7 +36,7 @@ std::string excerpt(const std::string& text) { return text.size() <= kMaxExcerpt
 std::string type_name(const nlohmann::json& value) { return value.type_name(); }
 }  // namespace
 
-nlohmann::json parse_json_file(const std::filesystem::path& path) {
+std::string read_input_file(const std::filesystem::path& path) {
     const std::string origin = path.string();
     std::error_code error;
     if (!std::filesystem::is_regular_file(path, error))
@@ -46,18 +46,24 @@ nlohmann::json parse_json_file(const std::filesystem::path& path) {
     if (error) throw InputError(origin, "", "cannot read file size");
     if (size > kMaxJsonFileBytes)
         throw InputError(origin, "", "file is " + std::to_string(size) +
-                                         " bytes; descriptions larger than 64 MiB are refused");
+                                         " bytes; input files larger than 64 MiB are refused");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(origin, "", "cannot open file");
     std::stringstream buffer;
     buffer << in.rdbuf();
+    return buffer.str();
+}
+
+nlohmann::json parse_json_file(const std::filesystem::path& path) {
+    const std::string origin = path.string();
+    const std::string text = read_input_file(path);
     const auto depth_limit = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
         if (depth > kMaxJsonDepth && (event == nlohmann::json::parse_event_t::object_start || event == nlohmann::json::parse_event_t::array_start))
             throw InputError(origin, "", "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
         return true;
     };
     try {
-        return nlohmann::json::parse(buffer.str(), depth_limit);
+        return nlohmann::json::parse(text, depth_limit);
     } catch (const nlohmann::json::exception& e) {
         // parse_error for bad syntax, out_of_range for numbers beyond a double (1e400).
         throw InputError(origin, "", "malformed JSON: " + excerpt(e.what()));

@@ -18,6 +18,9 @@ namespace ridgeline::io {
 
 // Parses a whole file; malformed JSON or an unreadable file is an InputError naming the file.
 [[nodiscard]] nlohmann::json parse_json_file(const std::filesystem::path& path);
+// An input file's text: refused (InputError naming it) unless it is a regular file of at most 64 MiB,
+// not a system pseudo-file (/proc, /sys, /dev): never a FIFO that blocks or a device that never ends.
+[[nodiscard]] std::string read_input_file(const std::filesystem::path& path);
 
 // Every file and report names its format and version under "schema" ("ridgeline.chip/1"). Files
 // written before may say "format": still read, and listed for one warning each.

@@ -38,6 +38,10 @@ private:
 void write_file_atomically(const std::filesystem::path& path, const std::string& text,
                            const std::function<void(const std::filesystem::path&)>& check) {
     const std::string origin = path.string();
+    // Renaming over a device or FIFO would replace the node itself (/dev/full becoming a file).
+    struct stat target {};
+    if (::stat(origin.c_str(), &target) == 0 && !S_ISREG(target.st_mode))
+        throw InputError(origin, "", "not a regular file (a device, FIFO or folder): results are written to files only");
     const std::filesystem::path folder = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
     std::string pattern = (folder / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
     std::vector<char> name(pattern.begin(), pattern.end());
