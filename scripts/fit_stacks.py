@@ -29,14 +29,14 @@ SERVING_STACKS = {"vllm", "tensorrt-llm"}  # they price serving, never a trainin
 
 def cross_validate(ridgeline, runs, hold, residuals=None):
     """hold: {"held": [...], "held_when_pooled": [...]}."""
-    command = [ridgeline, "validate", runs, "--cross-validate", "--json"]
+    command = [os.path.abspath(ridgeline), "validate", os.path.relpath(runs, ROOT), "--cross-validate", "--json"]
     for name in hold["held"] or ["none"]:
         command += ["--hold", name]
     for name in hold["held_when_pooled"] or ["none"]:
         command += ["--hold-pooled", name]
     if residuals:
         command += ["--write-residuals", residuals]
-    doc = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)["cross_validation"]
+    doc = json.loads(subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT).stdout)["cross_validation"]
     overall = doc["overall"]
     return overall["median_abs_error"] + 0.5 * overall["p90_abs_error"], doc
 
@@ -98,7 +98,7 @@ def main():
     pooled_text = ("; a stack's own records only (pooled over other stacks they raised the cross-validated error): " +
                    ", ".join(hold["held_when_pooled"])) if hold["held_when_pooled"] else ""
 
-    if args.write:
+    if args.write and not args.keep_policy:
         with open(os.path.join(ROOT, "accuracy", "fit-policy.json"), "w") as f:
             json.dump({"schema": "ridgeline.fit-policy/1",
                        "origin": "scripts/fit_stacks.py on %s, %s: backward elimination of the stack parameters on the "

@@ -78,9 +78,13 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
             for (const std::string& name : f->hold_pooled.empty() ? policy.held_when_pooled : f->hold_pooled)
                 if (name != "none") held.when_pooled.insert(name);
             cv = cross_validate(build_fit_cases(records, options.data_dir), held);
+            const auto count = [](const std::set<std::string>& names) { return std::to_string(names.size()); };
+            if (!f->residuals_out.empty())
+                io::write_file_atomically(f->residuals_out,
+                                          report::residuals_file_json(*cv, "ridgeline validate " + f->file + " --cross-validate: " +
+                                                                               count(held.everywhere) + " parameter(s) held in every fit, " +
+                                                                               count(held.when_pooled) + " in the pooled fits only"));
         }
-        if (cv && !f->residuals_out.empty())
-            io::write_file_atomically(f->residuals_out, report::residuals_file_json(*cv, "ridgeline validate " + f->file + " --cross-validate"));
         const std::string json = f->json || f->html.wanted() ? report::validation_json(result, cv ? &*cv : nullptr) : "";
         f->html.write(json);
         std::cout << (f->json ? json + "\n" : report::validation_table(result) + (cv ? "\n" + report::cross_validation_table(*cv) : ""));
