@@ -449,11 +449,14 @@ TEST_CASE("validate: per-record predictions, summaries, and skipped records with
             CHECK_FALSE(record["reason"].get<std::string>().empty());
         }
     }
-    CHECK(ok + skipped == 298);
+    // Every record of the file is reported, predicted or skipped with its reason.
+    const json file = ridgeline::test::read_json(runs);
+    CHECK(ok + skipped == static_cast<int>(file.at("records").size()));
     CHECK(doc["summary"]["count"] == ok);
     CHECK(doc["summary"]["skipped"] == skipped);
     CHECK(ok >= 270);
-    // Accuracy on the published runs: the kernel-model issue's goal, 7% / 20% over the 298 records.
+    // Accuracy on the published runs, in sample: the kernel-model issue's goal, 7% / 20% (the accuracy
+    // Ridgeline quotes is cross-validated: test_cross_validation.cpp).
     CHECK(doc["summary"]["median_abs_error"].get<double>() <= 0.07);
     CHECK(doc["summary"]["p90_abs_error"].get<double>() <= 0.20);
     CHECK(doc["summary"]["by_source"].size() >= 8);

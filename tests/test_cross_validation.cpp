@@ -150,11 +150,16 @@ TEST_CASE("cross-validation: the dev set's held-out accuracy, its intervals' cov
     const nlohmann::json& cv = dev_cross_validation();
     const double median = cv.at("overall").at("median_abs_error").get<double>();
     const double p90 = cv.at("overall").at("p90_abs_error").get<double>();
-    CHECK(cv.at("overall").at("count") == 298);
+    // Every training record with a measured rate is held out once.
+    int measured = 0;
+    const nlohmann::json dev_set = test::read_json(kDevSet);
+    for (const auto& r : dev_set.at("records"))
+        measured += r.at("kind") == "train" && !r.at("measured").at("tokens_per_s").is_null();
+    CHECK(cv.at("overall").at("count") == measured);
     // Out of sample is never better than in sample on the same records.
     CHECK(median >= cv.at("in_sample").at("median_abs_error").get<double>());
     CHECK(p90 >= cv.at("in_sample").at("p90_abs_error").get<double>());
-    // Where it stands (2026-11-26: 8.9%, 23.5%): the issue's bounds (median 8%, p90 20%) are not reached
+    // Where it stands (2026-11-27, 306 records: 9.1%, 24.1%): the issue's bounds (median 8%, p90 20%) are not reached
     // yet; these hold it from getting worse.
     CHECK(median <= 0.095);
     CHECK(p90 <= 0.25);
@@ -239,7 +244,8 @@ TEST_CASE("intervals: train and search train give one from held-out runs like th
     CHECK(none.at("why_none").get<std::string>().find("fewer than 5") != std::string::npos);
     result = test::run_ridgeline("search train --model llama3-8b --hardware dgx-h100 --chips 16 --global-batch-seqs 64 --top 2 --json");
     REQUIRE(result.exit_code == 0);
-    for (const auto& top : nlohmann::json::parse(result.out).at("top")) CHECK(top.at("report").contains("step_time_interval"));
+    const nlohmann::json search = nlohmann::json::parse(result.out);
+    for (const auto& top : search.at("top")) CHECK(top.at("report").contains("step_time_interval"));
 }
 
 TEST_CASE("bad input: a residuals file or a stack's pooled origin out of range names the field") {

@@ -181,6 +181,12 @@ FitCases build_fit_cases(const std::vector<RunRecord>& records, const std::files
         c.scenario = record_scenario(r, data_dir);
         c.tokens_per_step = simulate_training(c.scenario).tokens_per_step;
         c.stack = c.scenario.stack.name;
+        // A framework no stack describes runs on the chip's default stack, but its records say
+        // nothing of that stack's overheads: they fit (and are priced) as a stack of their own.
+        if (!record_stack_file(r, data_dir)) {
+            c.stack = "unlisted " + (r.framework.empty() ? std::string("framework") : r.framework);
+            c.scenario.stack.family = c.stack;
+        }
         c.shards_on_measured_links = r.fsdp > 1 && links_measured(c.scenario.chip);
         out.cases.push_back(std::move(c));
     }

@@ -29,6 +29,16 @@ std::string record_chip_name(const std::string& accelerator) {
     return chip == chip_names().end() ? std::string() : chip->second;
 }
 
+std::optional<std::filesystem::path> record_stack_file(const RunRecord& r, const std::filesystem::path& data_dir) {
+    if (r.framework.empty()) return std::nullopt;
+    // Stacks list frameworks as aliases, a release as framework@version where its overheads differ.
+    const auto stacks = list_stacks(data_dir);
+    auto entry = io::find_entry(stacks, r.framework + "@" + r.framework_version);
+    if (!entry) entry = io::find_entry(stacks, r.framework);
+    if (!entry) return std::nullopt;
+    return entry->file;
+}
+
 ModelSpec record_model(const RunRecord& r) {
     ModelSpec m;
     m.name = r.model_name;
@@ -66,14 +76,8 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
         setup.domains = (r.count + *r.nvlink_domain - 1) / *r.nvlink_domain;  // jobs may use part of each domain
     setup.seq_len = static_cast<double>(r.seq_len);
     setup.global_batch_seqs = static_cast<double>(*r.global_batch_seqs);
-    // The stack the record's framework names (stacks list frameworks as aliases, a release as
-    // framework@version where its overheads differ); others run the chip's default.
-    if (!r.framework.empty()) {
-        const auto stacks = list_stacks(data_dir);
-        auto entry = io::find_entry(stacks, r.framework + "@" + r.framework_version);
-        if (!entry) entry = io::find_entry(stacks, r.framework);
-        if (entry) setup.stack = load_stack_file(entry->file);
-    }
+    // The stack the record's framework names; others run the chip's default.
+    if (const auto file = record_stack_file(r, data_dir)) setup.stack = load_stack_file(*file);
     Plan& p = setup.plan;
     static_cast<Degrees&>(p) = r;
     // Unstated expert tensor parallelism: MoE parallel folding's 1 (Liu et al. 2025, arXiv 2504.14960;

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,9 @@ struct ValidationResult {
 // hardware name of its accelerator (empty when Ridgeline has none).
 [[nodiscard]] ModelSpec record_model(const RunRecord& record);
 [[nodiscard]] std::string record_chip_name(const std::string& accelerator);
+// The stack file of the framework a record names (framework@version first); none when no stack
+// describes it (the record then runs on the chip's default stack).
+[[nodiscard]] std::optional<std::filesystem::path> record_stack_file(const RunRecord& record, const std::filesystem::path& data_dir);
 
 // Serving records: offline (concurrency null) is the best output tokens/s over the batch sizes that
 // fit; otherwise the record's concurrency is the batch.
