@@ -198,10 +198,14 @@ std::string train_search_table(const TrainSearchOutcome& o) {
                        std::to_string(o.threads) + " threads; " + count_text(r.plans_valid()) + " valid\n\n";
     text += rejections_text(r, spec) + "\n";
     if (o.top.empty()) return text + "No plan fits: the rejections above say what to change (more chips, a smaller batch, fewer layers per chip).";
-    Table top({"#", "step", "MFU", "memory", "degrees", "knobs", "placement (inner first)"});
+    Table top({"#", "step", "90% range", "MFU", "memory", "degrees", "knobs", "placement (inner first)"});
     for (std::size_t i = 0; i < o.top.size(); ++i) {
         const PlanWithReport& p = o.top[i];
-        top.add_row({std::to_string(i + 1), seconds(p.report.step_time_s), fixed(100.0 * p.report.mfu, 1) + "%",
+        const std::optional<PredictionInterval>& interval = p.report.interval;
+        const std::string range = interval && interval->available ? seconds(p.report.step_time_s * interval->low_factor) + " - " +
+                                                                        seconds(p.report.step_time_s * interval->high_factor)
+                                                                  : "none";
+        top.add_row({std::to_string(i + 1), seconds(p.report.step_time_s), range, fixed(100.0 * p.report.mfu, 1) + "%",
                      si(p.report.memory.total_bytes(), "B"), degrees_text(p.plan), knobs_text(p.plan), placement_text(p.plan)});
     }
     text += "best plans\n" + top.render() + "\n";
