@@ -9,17 +9,9 @@ namespace ridgeline {
 
 std::string chip_family(const std::string& chip) {
     // Prefixes of the chip files' names, by the architecture whose kernels and clocks they share.
-    static const std::array<std::pair<const char*, const char*>, 11> families = {{{"tpu", "tpu"},
-                                                                                  {"gb", "blackwell"},
-                                                                                  {"b2", "blackwell"},
-                                                                                  {"b3", "blackwell"},
-                                                                                  {"gh200", "hopper"},
-                                                                                  {"h1", "hopper"},
-                                                                                  {"h2", "hopper"},
-                                                                                  {"h8", "hopper"},
-                                                                                  {"a100", "ampere"},
-                                                                                  {"mi3", "cdna3"},
-                                                                                  {"gaudi", "gaudi"}}};
+    static const std::array<std::pair<const char*, const char*>, 12> families = {{
+        {"tpu", "tpu"}, {"gb", "blackwell"}, {"b2", "blackwell"}, {"b3", "blackwell"}, {"gh200", "hopper"}, {"h1", "hopper"},
+        {"h2", "hopper"}, {"h8", "hopper"}, {"a100", "ampere"}, {"mi35", "cdna4"}, {"mi3", "cdna3"}, {"gaudi", "gaudi"}}};
     for (const auto& [prefix, family] : families)
         if (chip.rfind(prefix, 0) == 0) return family;
     return chip;
@@ -36,7 +28,9 @@ PredictionInterval prediction_interval(const std::vector<Residual>& residuals, c
     PredictionInterval interval;
     interval.level = level;
     using Match = std::function<bool(const RunKind&)>;
-    const std::string params = "stack parameters: " + (kind.params == "own" ? std::string("its own fit") : kind.params == "family" ? "its family's pooled fit" : "the pooled fit of all stacks");
+    const std::string params = "stack parameters: " + std::string(kind.params == "own"      ? "its own fit"
+                                                                  : kind.params == "family" ? "its family's pooled fit"
+                                                                                            : "the pooled fit of all stacks");
     const std::string load = kind.moe ? "MoE" : "dense";
     const auto same_core = [&](const RunKind& k) { return k.moe == kind.moe && k.params == kind.params; };
     const auto same_chip = [&](const RunKind& k) { return same_core(k) && k.chip_family == kind.chip_family; };
