@@ -71,6 +71,9 @@ TEST_CASE("hostile flags: NaN, infinities and leading zeros are refused on every
     ridgeline::test::expect_refusal("serve --model llama3-8b --hardware dgx-h100 --batch 8 --input-len nan --output-len 128",
                                     {"--input-len", "finite"});
     ridgeline::test::expect_refusal("search train --model llama3-8b --hardware dgx-h100 --chips 8 --seq-len 08192", {"--seq-len", "leading zero"});
+    // Degrees past the chips are refused before they are multiplied (2^32 x 2^32 wraps to 0 in 64 bits).
+    ridgeline::test::expect_refusal(train + "--tp 4294967296 --pp 4294967296", {"tp", "4294967296", "8 chips"});
+    ridgeline::test::expect_refusal(train + "--tp 8 --pp 8 --cp 8", {"tp x pp x cp", "exceeds"});
     // Numbers people write stay numbers.
     CHECK(ridgeline::test::run_ridgeline(train + "--tp 8 --seq-len 8192 --memory-margin 0.05").exit_code == 0);
     CHECK(ridgeline::test::run_ridgeline(train + "--global-batch-tokens 6.5536e4").exit_code == 0);

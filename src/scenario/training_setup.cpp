@@ -1,6 +1,7 @@
 #include "scenario/training_setup.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -92,7 +93,19 @@ Mesh place_plan(const Cluster& cluster, const TrainingPlan& plan, const std::vec
 
 TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global_batch_seqs, const ModelSpec& model,
                                 const ChipSpec& chip, const std::string& origin) {
-    const std::int64_t model_parallel = p.tp * p.pp * p.cp;
+    // Each degree is at most the chips before any is multiplied: products of huge degrees wrap around
+    // (2^32 x 2^32 is 0 in 64 bits) and would divide by zero.
+    const std::array<std::pair<const char*, std::int64_t>, 6> given = {
+        {{"dp", p.dp}, {"tp", p.tp}, {"pp", p.pp}, {"cp", p.cp}, {"ep", p.ep}, {"fsdp", p.fsdp}}};
+    for (const auto& [name, degree] : given)
+        if (degree < 0 || degree > chips)
+            throw InputError(origin, name, std::string(name) + " " + text(degree) + " is not between 1 and the " + text(chips) + " chips");
+    std::int64_t model_parallel = p.tp;
+    for (const std::int64_t degree : {p.pp, p.cp}) {
+        model_parallel *= degree;  // at most chips x chips: no overflow for any chip count accepted
+        if (model_parallel > chips)
+            throw InputError(origin, "tp", "tp x pp x cp = " + text(model_parallel) + " exceeds the " + text(chips) + " chips");
+    }
     std::int64_t dp = p.dp;
     if (dp == 0) {
         if (chips % model_parallel != 0)
