@@ -84,7 +84,6 @@ namespace ridgeline::report {
 
 namespace {
 std::string pct(double fraction) { return fixed(100.0 * fraction, 1) + "%"; }
-std::string signed_pct(double fraction) { return (fraction >= 0 ? "+" : "") + fixed(100.0 * fraction, 1) + "%"; }
 nlohmann::json residual_json(const Residual& r) {
     return {{"id", r.id},
             {"source", r.source},
@@ -111,13 +110,13 @@ nlohmann::json params_json(const StackFit& fit) {
 std::string cross_validation_table(const CrossValidation& cv) {
     Table slices({"slice", "held-out runs", "median |error|", "p90 |error|", "signed median"});
     slices.add_row({"all (leave one source out)", std::to_string(cv.overall.count), pct(cv.overall.median_abs_error),
-                    pct(cv.overall.p90_abs_error), signed_pct(cv.signed_median)});
+                    pct(cv.overall.p90_abs_error), percent(cv.signed_median)});
     slices.add_row({"all, in sample (for comparison)", std::to_string(cv.in_sample_overall.count),
                     pct(cv.in_sample_overall.median_abs_error), pct(cv.in_sample_overall.p90_abs_error),
-                    signed_pct(cv.in_sample_signed_median)});
+                    percent(cv.in_sample_signed_median)});
     for (const SliceSummary& s : cv.slices)
         slices.add_row({s.slice + ": " + s.key, std::to_string(s.abs.count), pct(s.abs.median_abs_error), pct(s.abs.p90_abs_error),
-                        signed_pct(s.signed_median)});
+                        percent(s.signed_median)});
     std::string text = "Cross-validated: each source predicted by stack fits that never saw it (a stack with no records "
                        "left takes its family's pooled fit, or that of all stacks)\n" +
                        slices.render();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "accuracy/training_interval.hpp"
 #include "core/error.hpp"
@@ -35,49 +36,70 @@ std::vector<SliceSummary> summarize_slices(const std::vector<Residual>& held_out
     return slices;
 }
 
-}  // namespace
+// The cases `keep` holds, in order.
+template <class Keep>
+std::vector<FitCase*> select(const std::vector<FitCase*>& cases, Keep keep) {
+    std::vector<FitCase*> out;
+    for (FitCase* c : cases)
+        if (keep(*c)) out.push_back(c);
+    return out;
+}
 
+// "own", "family" or "pooled": how the stack's parameters came (like_runs.hpp).
 RunKind run_kind(const FitCase& c, const std::string& params) {
     RunKind kind = training_run_kind(c.scenario);
     kind.params = params;
     return kind;
 }
 
-FitLadder::FitLadder(std::vector<FitCase*> cases, HeldParameters held)
-    : cases_(std::move(cases)), own_held_(held.everywhere), pooled_held_(std::move(held.everywhere)) {
-    pooled_held_.insert(held.when_pooled.begin(), held.when_pooled.end());
-}
-
-std::pair<StackParams, std::string> FitLadder::params_for(const std::string& stack, const std::string& family) {
-    const auto own = select([&](const FitCase& c) { return c.stack == stack; });
-    if (static_cast<int>(own.size()) >= kMinFitRecords) {
-        if (!own_.count(stack)) own_[stack] = fit_stack(own, kNeutral, own_held_);
-        return {own_[stack].params, "own"};
+// The parameters a stack gets from the records at hand: its own fit with enough records, else the
+// pooled fit of its family's other stacks, else the pooled fit of all records. Never zero overhead.
+class FitLadder {
+public:
+    FitLadder(std::vector<FitCase*> cases, const HeldParameters& held)
+        : cases_(std::move(cases)), own_held_(held.everywhere), pooled_held_(held.everywhere) {
+        pooled_held_.insert(held.when_pooled.begin(), held.when_pooled.end());
     }
-    const auto kin = select([&](const FitCase& c) { return c.stack != stack && c.scenario.stack.family == family; });
-    if (static_cast<int>(kin.size()) >= kMinFitRecords) {
-        const std::string key = family + " without " + stack;
-        if (!family_.count(key)) family_[key] = fit_stack(kin, kNeutral, pooled_held_);
-        return {family_[key].params, "family"};
+    std::pair<StackParams, std::string> params_for(const std::string& stack, const std::string& family) {
+        const auto own = select(cases_, [&](const FitCase& c) { return c.stack == stack; });
+        if (static_cast<int>(own.size()) >= kMinFitRecords) {
+            if (!own_.count(stack)) own_[stack] = fit_stack(own, kNeutral, own_held_);
+            return {own_[stack].params, "own"};
+        }
+        const auto kin = select(cases_, [&](const FitCase& c) { return c.stack != stack && c.scenario.stack.family == family; });
+        if (static_cast<int>(kin.size()) >= kMinFitRecords) {
+            const std::string key = family + " without " + stack;
+            if (!family_.count(key)) family_[key] = fit_stack(kin, kNeutral, pooled_held_);
+            return {family_[key].params, "family"};
+        }
+        return {pooled().params, "pooled"};
     }
-    return {pooled().params, "pooled"};
-}
 
-const StackFit& FitLadder::pooled() {
-    if (!pooled_) pooled_ = fit_stack(cases_, kNeutral, pooled_held_);
-    return *pooled_;
-}
-
-std::map<std::string, StackFit> FitLadder::family_fits() {
-    std::map<std::string, StackFit> fits;
-    std::set<std::string> families;
-    for (const FitCase* c : cases_) families.insert(c->scenario.stack.family);
-    for (const std::string& family : families) {
-        const auto kin = select([&](const FitCase& c) { return c.scenario.stack.family == family; });
-        if (static_cast<int>(kin.size()) >= kMinFitRecords) fits[family] = fit_stack(kin, kNeutral, pooled_held_);
+    const StackFit& pooled() {
+        if (!pooled_) pooled_ = fit_stack(cases_, kNeutral, pooled_held_);
+        return *pooled_;
     }
-    return fits;
-}
+
+    std::map<std::string, StackFit> family_fits() {
+        std::map<std::string, StackFit> fits;
+        std::set<std::string> families;
+        for (const FitCase* c : cases_) families.insert(c->scenario.stack.family);
+        for (const std::string& family : families) {
+            const auto kin = select(cases_, [&](const FitCase& c) { return c.scenario.stack.family == family; });
+            if (static_cast<int>(kin.size()) >= kMinFitRecords) fits[family] = fit_stack(kin, kNeutral, pooled_held_);
+        }
+        return fits;
+    }
+    [[nodiscard]] const std::map<std::string, StackFit>& own_fits() const { return own_; }
+
+private:
+    std::vector<FitCase*> cases_;
+    std::set<std::string> own_held_, pooled_held_;
+    std::map<std::string, StackFit> own_, family_;
+    std::optional<StackFit> pooled_;
+};
+
+}  // namespace
 
 CrossValidation cross_validate(FitCases input, const HeldParameters& policy) {
     CrossValidation cv;
@@ -100,12 +122,9 @@ CrossValidation cross_validate(FitCases input, const HeldParameters& policy) {
             cv.held_fixed.push_back(held);
     }
 
-    const auto of = [&](auto keep) {
-        std::vector<FitCase*> out;
-        for (FitCase& c : cases)
-            if (keep(c)) out.push_back(&c);
-        return out;
-    };
+    std::vector<FitCase*> all_cases;
+    for (FitCase& c : cases) all_cases.push_back(&c);
+    const auto of = [&](auto keep) { return select(all_cases, keep); };
     std::vector<std::string> stacks;  // in the records' order
     for (const FitCase& c : cases)
         if (std::find(stacks.begin(), stacks.end(), c.stack) == stacks.end()) stacks.push_back(c.stack);

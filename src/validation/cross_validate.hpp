@@ -4,7 +4,6 @@
 // priced by the pooled fit of all the others (never at zero overhead). The accuracy Ridgeline
 // quotes is this one, not the in-sample one.
 #include <map>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -48,33 +47,5 @@ struct HeldParameters {
     std::set<std::string> everywhere, when_pooled;
 };
 [[nodiscard]] CrossValidation cross_validate(FitCases cases, const HeldParameters& held = {});
-
-// "own", "family" or "pooled": how the stack's parameters came (like_runs.hpp).
-[[nodiscard]] RunKind run_kind(const FitCase& c, const std::string& params);
-
-// The parameters a stack gets from the records at hand: its own fit with enough records, else the
-// pooled fit of its family's other stacks, else the pooled fit of all records. Never zero overhead.
-class FitLadder {
-public:
-    FitLadder(std::vector<FitCase*> cases, HeldParameters held);
-    [[nodiscard]] std::pair<StackParams, std::string> params_for(const std::string& stack, const std::string& family);
-    [[nodiscard]] const StackFit& pooled();
-    [[nodiscard]] const std::map<std::string, StackFit>& own_fits() const { return own_; }
-    // Each family's pooled fit on all its records (what a stack of the family without records of its own takes).
-    [[nodiscard]] std::map<std::string, StackFit> family_fits();
-
-private:
-    template <class Keep>
-    [[nodiscard]] std::vector<FitCase*> select(Keep keep) const {
-        std::vector<FitCase*> out;
-        for (FitCase* c : cases_)
-            if (keep(*c)) out.push_back(c);
-        return out;
-    }
-    std::vector<FitCase*> cases_;
-    std::set<std::string> own_held_, pooled_held_;
-    std::map<std::string, StackFit> own_, family_;
-    std::optional<StackFit> pooled_;
-};
 
 }  // namespace ridgeline
