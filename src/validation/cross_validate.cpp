@@ -131,7 +131,8 @@ CrossValidation cross_validate(FitCases input, const HeldParameters& policy) {
 
     // Out of sample: each source predicted by fits that never saw it.
     cv.held_out.resize(cases.size());
-    for (const auto& [source, count] : per_source) {
+    for (const auto& entry : per_source) {
+        const std::string& source = entry.first;  // a named reference: clang 14 cannot capture a structured binding
         FitLadder ladder(of([&](const FitCase& c) { return c.source != source; }), policy);
         for (const std::string& stack : stacks) {
             const auto held = of([&](const FitCase& c) { return c.source == source && c.stack == stack; });
