@@ -12,6 +12,7 @@
 #include "calibration/measurements.hpp"
 #include "core/error.hpp"
 #include "emit/emitter_file.hpp"
+#include "from/launch_config.hpp"
 #include "hardware/catalog.hpp"
 #include "model/model_catalog.hpp"
 #include "scenario/scenario_file.hpp"
@@ -50,6 +51,7 @@ void load(const std::filesystem::path& path) {
     else if (loader == "kernel_measurements") (void)ridgeline::calibration::load_kernel_measurements(path);
     else if (loader == "emitter") (void)ridgeline::load_emitter_file(path);
     else if (loader == "residuals") (void)ridgeline::load_residuals(path);
+    else if (loader == "launch_script") (void)ridgeline::read_arguments_file(path);
 }
 
 }  // namespace

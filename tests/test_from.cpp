@@ -103,11 +103,68 @@ TEST_CASE("from megatron: unknown, contradictory and malformed settings are refu
     expect_refusal(base + batch, {batch, "--global-batch-size"});
     const std::string recompute = write_file("recompute.args", "--recompute-granularity full --recompute-method block\n");
     expect_refusal(base + recompute, {recompute, "--recompute-"});
-    const std::string twice = write_file("twice.args", "--tensor-model-parallel-size 8\n--tensor-model-parallel-size 4\n");
-    expect_refusal(base + twice, {twice, "--tensor-model-parallel-size", "twice"});
-    const std::string command = write_file("command.args", "torchrun pretrain_gpt.py --tensor-model-parallel-size 8\n");
-    expect_refusal(base + command, {command, "torchrun"});
+    const std::string command = write_file("command.args", "pretrain_gpt.py --tensor-model-parallel-size 8\n");
+    expect_refusal(base + command, {command, "no launch command"});  // a command, not arguments: read as a script
     expect_refusal("train --model llama3-8b --hardware dgx-h100 --from megatron " + sizes, {"--chips"});
+    // Every setting it does not read, in one message.
+    const std::string many = write_file("many.args", "--use-magic-kernels --tensor-model-parallel-size 8 --go-faster --warp-speed 9\n");
+    expect_refusal(base + many, {many, "--use-magic-kernels", "--go-faster", "--warp-speed"});
+}
+
+TEST_CASE("from megatron: a repeated flag keeps its last value, as argparse does") {
+    const std::string twice = write_file("twice.args", "--tensor-model-parallel-size 8\n--tensor-model-parallel-size 4\n");
+    check_reads_as("--model llama3-8b --hardware dgx-h100 --chips 64", "megatron", twice, "--tp 4 --zero 0 --overlap off");
+}
+
+// Megatron-LM's own example scripts (tests/data/launch/SOURCES.md: commit, licence), read as
+// published. Each plan below is worked by hand from the script.
+std::string megatron_script(const std::string& name) {
+    return (ridgeline::test::source_dir() / "tests" / "data" / "launch" / "megatron" / name).string();
+}
+
+TEST_CASE("from megatron: examples/llama's fp8 script: torchrun's 8 GPUs x 1 node, arrays, ${1:-...} defaults, an if on DTYPE") {
+    // GPUS_PER_NODE=8, NUM_NODES=1 (torchrun --nproc_per_node --nnodes); TP_SIZE=1, CP_SIZE=1, the pp line
+    // is commented out; micro 1, global 128, SEQ_LENGTH=8192; DTYPE="fp8" selects "--fp8-format hybrid"
+    // (recipe: Megatron's default, delayed); --use-distributed-optimizer: ZeRO 1, grads and params overlapped.
+    check_reads_as("--model llama3-8b --hardware dgx-h100", "megatron", megatron_script("train_llama3_8b_h100_fp8.sh"),
+                   "--chips 8 --tp 1 --cp 1 --sp --micro-batch 1 --global-batch-seqs 128 --seq-len 8192 --precision fp8 --zero 1");
+}
+
+TEST_CASE("from megatron: examples/megatron_fsdp's script: Megatron-FSDP optim_grads_params is ZeRO 3 over the 8 GPUs") {
+    check_reads_as("--model llama3-8b --hardware dgx-h100", "megatron", megatron_script("train_llama3_8b_fsdp_h100_fp8.sh"),
+                   "--chips 8 --fsdp 8 --sp --micro-batch 1 --global-batch-seqs 128 --seq-len 8192 --precision fp8 --zero 3");
+}
+
+TEST_CASE("from megatron: examples/gpt3's 175B script: tp 8 x pp 16 does not fit the 8 GPUs it launches; --chips overrides") {
+    const std::string file = megatron_script("train_gpt3_175b_distributed.sh");
+    expect_refusal("train --model gpt3-175b --hardware dgx-h100 --from megatron " + file, {file, "does not divide the 8 GPUs the script launches"});
+    // 1024 GPUs / (8 x 16) = dp 8; micro 1, global 1536, seq 2048, --fp16; no --overlap-grad-reduce.
+    check_reads_as("--model gpt3-175b --hardware dgx-h100 --chips 1024", "megatron", file,
+                   "--tp 8 --pp 16 --micro-batch 1 --global-batch-seqs 1536 --seq-len 2048 --precision fp16 --zero 0 --overlap off");
+}
+
+TEST_CASE("from megatron: examples/mixtral: ep 8 carved from the data-parallel ranks of pp 4") {
+    // 64 GPUs / pp 4 = 16 data-parallel ranks, 8 of them expert-parallel; the wandb arguments sit under
+    // `if [ -n "${WANDB_API_KEY}" ]`, which only the environment decides: they are ignored settings.
+    check_reads_as("--model mixtral-8x7b --hardware dgx-h100 --chips 64", "megatron", megatron_script("train_mixtral_8x7b_distributed.sh"),
+                   "--tp 1 --pp 4 --ep 8 --sp --micro-batch 1 --global-batch-seqs 256 --seq-len 4096 --zero 1");
+}
+
+TEST_CASE("from megatron: what a script leaves to the environment is named with its line") {
+    // The SC21 paper's SRUN.sh runs `sh -c "${CMD}"`, CMD naming $MEGATRON_CODE_DIR from the environment.
+    const std::string srun = megatron_script("SRUN.sh");
+    expect_refusal("train --model gpt3-175b --hardware dgx-h100 --chips 1024 --from megatron " + srun, {srun, "line 14", "$MEGATRON_CODE_DIR"});
+    const std::string base = "train --model llama3-8b --hardware dgx-h100 --chips 64 --from megatron ";
+    const std::string positional = write_file("positional.sh", "#!/bin/bash\nTP=$1\ntorchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size $TP\n");
+    expect_refusal(base + positional, {positional, "--tensor-model-parallel-size", "line 2", "argument 1"});
+    const std::string substituted = write_file("substituted.sh", "PP=$(cat pp.txt)\npython pretrain_gpt.py --pipeline-model-parallel-size ${PP}\n");
+    expect_refusal(base + substituted, {substituted, "--pipeline-model-parallel-size", "command substitution"});
+    const std::string two = write_file("two.sh", "torchrun pretrain_gpt.py --tensor-model-parallel-size 2\ntorchrun pretrain_gpt.py --tensor-model-parallel-size 4\n");
+    expect_refusal(base + two, {two, "more than one launch command", "lines 1, 2"});
+    const std::string none = write_file("none.sh", "#!/bin/bash\necho hello\n");
+    expect_refusal(base + none, {none, "no launch command"});
+    const std::string unclosed = write_file("unclosed.sh", "ARGS=(\n  --tensor-model-parallel-size 2\ntorchrun pretrain_gpt.py ${ARGS[@]}\n");
+    expect_refusal(base + unclosed, {unclosed, "line 1", "not closed"});
 }
 
 TEST_CASE("from maxtext: --emit maxtext reads back to the same plan on a TPU") {

@@ -1,5 +1,6 @@
 #include "from/launch_config.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -26,6 +27,8 @@ Settings match_settings(const EmitterSpec& spec, const LaunchEntries& in) {
     for (const EmitEntry& e : in.entries)
         if (!present.emplace(e.key, e.value.text).second) throw InputError(in.file, e.key, "given twice");
     const auto lookup = [&](const std::string& key) -> std::optional<std::string> {
+        if (const auto it = in.unknown.find(key); it != in.unknown.end())
+            throw InputError(in.file, key, "its value is not known without running the script: " + it->second);
         if (const auto it = present.find(key); it != present.end()) return it->second;
         if (const auto it = spec.read_defaults.find(key); it != spec.read_defaults.end()) return it->second.text;
         return std::nullopt;
@@ -77,10 +80,17 @@ Settings match_settings(const EmitterSpec& spec, const LaunchEntries& in) {
         }
         out[id] = *best;
     }
+    // Every unread key at once: a real file has many, and finding them one run at a time is slow.
+    std::vector<std::string> unread;
     for (const EmitEntry& e : in.entries)
-        if (consumed.count(e.key) == 0 && spec.ignored.count(e.key) == 0)
-            throw InputError(in.file, e.key, "not a setting Ridgeline reads (" + spec.file +
-                                                 " names the settings it reads and, under \"ignored\", those that change nothing it models)");
+        if (consumed.count(e.key) == 0 && spec.ignored.count(e.key) == 0) unread.push_back(e.key);
+    if (!unread.empty()) {
+        std::string others;
+        for (std::size_t i = 1; i < unread.size(); ++i) others += (i > 1 ? ", " : "") + unread[i];
+        throw InputError(in.file, unread.front(),
+                         std::string("not a setting Ridgeline reads") + (others.empty() ? "" : " (nor are " + others + ")") + "; " + spec.file +
+                             " names the settings it reads and, under \"ignored\", those that change nothing it models");
+    }
     return out;
 }
 
@@ -103,16 +113,21 @@ std::vector<Int> uneven_stages(const SettingReader& r, Int layers, Int pp) {
     return stages;
 }
 
-LaunchConfig megatron(const SettingReader& r, Int layers, Int chips) {
+// `chips` from the command line, else `launched` (what a launch script's launcher starts).
+LaunchConfig megatron(const SettingReader& r, Int layers, Int chips, Int launched) {
     LaunchConfig c;
     c.file = r.file;
     if (r.has("layers") && r.whole("layers") != layers)
         r.fail("layers", "the file's " + r.s.at("layers") + " layers contradict the model's " + std::to_string(layers) + " (--model)");
-    if (chips <= 0) throw InputError("--chips", "", "required with --from megatron: Megatron-LM arguments do not say how many GPUs run them");
+    if (chips <= 0 && launched <= 0)
+        throw InputError("--chips", "", "required with --from megatron: the file does not say how many GPUs run it (a launch script's "
+                                        "torchrun --nproc_per_node x --nnodes, srun --ntasks or mpirun -np would)");
+    const bool from_script = chips <= 0;
+    if (from_script) chips = launched;
     const Int tp = r.opt("tp").value_or(1), pp = r.opt("pp").value_or(1), cp = r.opt("cp").value_or(1), ep = r.opt("ep").value_or(1);
     if (chips % (tp * pp * cp) != 0)
         r.fail("tp", "tp " + std::to_string(tp) + " x pp " + std::to_string(pp) + " x cp " + std::to_string(cp) + " does not divide the " +
-                         std::to_string(chips) + " GPUs (--chips)");
+                         std::to_string(chips) + (from_script ? " GPUs the script launches" : " GPUs (--chips)"));
     const Int dp = chips / (tp * pp * cp);
     c.degrees.tp = tp;
     c.degrees.pp = pp;
@@ -165,7 +180,7 @@ LaunchConfig megatron(const SettingReader& r, Int layers, Int chips) {
     c.ep_overlap = r.on("ep_overlap");
     if (r.has("mtp_depth")) c.mtp_depth = r.whole("mtp_depth", 0);
     c.offload_optimizer = r.has("offload_optimizer");
-    c.chips = 0;
+    c.chips = from_script ? chips : 0;
     return c;
 }
 
@@ -275,12 +290,19 @@ LaunchConfig read_launch_config(const std::string& framework, const std::filesys
                                 const ModelSpec& model, Int chips) {
     const EmitterSpec spec = resolve_emitter(framework, data_dir, "--from");
     if (spec.job != EmitJob::training) throw InputError("--from", "", spec.name + " is a serving framework: train reads megatron, maxtext or torchtitan");
-    const LaunchEntries entries = spec.syntax == EmitSyntax::yaml   ? read_yaml_file(path)
+    LaunchEntries entries = spec.syntax == EmitSyntax::yaml   ? read_yaml_file(path)
                                   : spec.syntax == EmitSyntax::toml ? read_toml_file(path)
                                                                     : read_arguments_file(path);
+    // Megatron-FSDP (v1) turns the distributed optimizer on itself (megatron/training/arguments.py
+    // validate_args), so a script saying so as well means the same plan.
+    const auto given = [&](const std::string& key) {
+        return std::any_of(entries.entries.begin(), entries.entries.end(), [&](const EmitEntry& e) { return e.key == key; });
+    };
+    if (spec.name == "megatron" && given("--use-megatron-fsdp"))
+        std::erase_if(entries.entries, [](const EmitEntry& e) { return e.key == "--use-distributed-optimizer"; });
     const Settings settings = match_settings(spec, entries);
     const SettingReader r{spec, settings, entries.file};
-    if (spec.name == "megatron") return megatron(r, model.n_layers, chips);
+    if (spec.name == "megatron") return megatron(r, model.n_layers, chips, entries.processes);
     if (spec.name == "maxtext") return maxtext(r, model.n_layers, chips);
     if (spec.name == "torchtitan") return read_torchtitan(r, model, chips, data_dir);
     throw InputError("--from", "", "no reader for " + spec.name + " (megatron, maxtext, torchtitan)");

@@ -45,10 +45,14 @@ struct LaunchConfig {
 struct LaunchEntries {
     std::string file;
     std::vector<EmitEntry> entries;  // in file order
+    std::map<std::string, std::string> unknown;  // key -> why a launch script's value is not known statically
+    std::int64_t processes = 0;                 // what a launch script's launcher starts (0: not said)
 };
 [[nodiscard]] std::map<std::string, std::string> match_settings(const EmitterSpec& spec, const LaunchEntries& entries);
 
-// The readers: Megatron-LM arguments (one or more a line, '\' continuations, '#' comments), a
+// The readers: Megatron-LM arguments (one or more a line, '\' continuations, '#' comments; or
+// the launch command of a shell script, from/shell_script.hpp; a repeated flag keeps its last
+// value, as argparse does), a
 // MaxText YAML override (yaml-cpp) and a torchtitan TOML job file (toml++, tables flattened to
 // dotted keys).
 [[nodiscard]] LaunchEntries read_arguments_file(const std::filesystem::path& path);

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "from/launch_config.hpp"
+#include "from/shell_script.hpp"
 #include "io/json_reader.hpp"
 
 namespace ridgeline {
@@ -54,24 +55,43 @@ std::vector<std::string> words(const std::string& text, const std::string& file)
 }  // namespace
 
 LaunchEntries read_arguments_file(const std::filesystem::path& path) {
-    LaunchEntries out{path.string(), {}};
-    for (const std::string& w : words(read_text(path), out.file)) {
-        if (w.rfind("--", 0) == 0) {
-            const std::size_t eq = w.find('=');
-            if (eq == std::string::npos) out.entries.push_back({w, {EmitValue::Kind::boolean, "true"}});
-            else out.entries.push_back({w.substr(0, eq), {EmitValue::Kind::text, w.substr(eq + 1)}});
+    LaunchEntries out{path.string(), {}, {}, 0};
+    const std::string text = read_text(path);
+    std::vector<ShellWord> args;
+    if (looks_like_shell_script(text)) {
+        const LaunchCommand command = read_launch_command(text, out.file);
+        args = command.args;
+        out.processes = command.processes;
+    } else {
+        for (std::string& w : words(text, out.file)) args.push_back({std::move(w), std::nullopt});
+    }
+    for (const ShellWord& w : args) {
+        // A flag given under a condition the script cannot be read to decide is kept, its value
+        // unknown: an error only where Ridgeline reads that flag.
+        if (w.text.rfind("--", 0) == 0) {
+            const std::size_t eq = w.text.find('=');
+            const std::string key = w.text.substr(0, eq);
+            // argparse keeps a repeated flag's last value
+            std::erase_if(out.entries, [&](const EmitEntry& e) { return e.key == key; });
+            out.unknown.erase(key);
+            if (w.unknown) out.unknown.emplace(key, *w.unknown);
+            if (eq == std::string::npos) out.entries.push_back({key, {EmitValue::Kind::boolean, "true"}});
+            else out.entries.push_back({key, {EmitValue::Kind::text, w.text.substr(eq + 1)}});
             continue;
         }
-        if (out.entries.empty()) throw InputError(out.file, w, "expected a --flag (a file of Megatron-LM arguments, not a command)");
-        EmitValue& v = out.entries.back().value;
-        if (v.kind == EmitValue::Kind::boolean) v = {EmitValue::Kind::text, w};
-        else v.text += " " + w;  // a list (--recompute-modules core_attn layernorm)
+        if (out.entries.empty())
+            throw InputError(out.file, w.text, w.unknown ? "the script's arguments are not all known statically: " + *w.unknown
+                                                          : "expected a --flag (a file of Megatron-LM arguments, or a launch script)");
+        EmitEntry& e = out.entries.back();
+        if (w.unknown) out.unknown.emplace(e.key, *w.unknown);
+        if (e.value.kind == EmitValue::Kind::boolean) e.value = {EmitValue::Kind::text, w.text};
+        else e.value.text += " " + w.text;  // a list (--recompute-modules core_attn layernorm)
     }
     return out;
 }
 
 LaunchEntries read_yaml_file(const std::filesystem::path& path) {
-    LaunchEntries out{path.string(), {}};
+    LaunchEntries out{path.string(), {}, {}, 0};
     YAML::Node root;
     try {
         root = YAML::Load(read_text(path));
@@ -138,7 +158,7 @@ void flatten(const toml::table& table, const std::string& prefix, LaunchEntries&
 }  // namespace
 
 LaunchEntries read_toml_file(const std::filesystem::path& path) {
-    LaunchEntries out{path.string(), {}};
+    LaunchEntries out{path.string(), {}, {}, 0};
     toml::table root;
     try {
         root = toml::parse(read_text(path), path.string());

@@ -1,0 +1,117 @@
+// The static reader of launch scripts: each case's words are what bash itself would pass to the
+// training script, worked by hand from bash's expansion rules (and checked by running bash where
+// the script needs nothing from outside).
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "from/shell_script.hpp"
+
+using namespace ridgeline;
+
+namespace {
+
+std::vector<std::string> texts(const LaunchCommand& c) {
+    std::vector<std::string> out;
+    for (const ShellWord& w : c.args) out.push_back(w.text);
+    return out;
+}
+
+using Words = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("shell: defaults, arithmetic, arrays, += and quoting expand as bash expands them") {
+    const LaunchCommand c = read_launch_command(
+        "#!/bin/bash\n"
+        "GPUS=${GPUS_PER_NODE:-8}   # the environment does not set it: the default\n"
+        "NODES=4\n"
+        "TP=${1:-2}\n"
+        "LAYERS=$(( (NODES * 8) / 2 + 1 ))\n"
+        "ARGS=(\n"
+        "  --num-layers $LAYERS   # a comment inside the array\n"
+        "  \"--tensor-model-parallel-size $TP\"\n"
+        ")\n"
+        "ARGS+=(--seq-length 4096)\n"
+        "NAME='a b'\n"
+        "export OUT=\"run ${NAME}\"\n"
+        "torchrun --nproc_per_node $GPUS --nnodes=$NODES \\\n"
+        "    pretrain_gpt.py ${ARGS[@]} --name \"$OUT\" $NAME > log.txt 2>&1\n",
+        "t.sh");
+    CHECK(c.line == 13);
+    CHECK(c.launcher == "torchrun");
+    CHECK(c.script == "pretrain_gpt.py");
+    CHECK(c.processes == 32);  // 8 per node x 4 nodes
+    CHECK(texts(c) == Words{"--num-layers", "17", "--tensor-model-parallel-size", "2", "--seq-length", "4096", "--name", "run a b", "a", "b"});
+    for (const ShellWord& w : c.args) CHECK(!w.unknown);
+}
+
+TEST_CASE("shell: if/elif/else on known values take one branch; an unknown test marks what it sets") {
+    const LaunchCommand c = read_launch_command(
+        "MODE=fast\n"
+        "if [[ \"$MODE\" == \"slow\" ]]; then\n"
+        "  PP=8\n"
+        "elif [ \"$MODE\" = fast ] && [ 4 -gt 2 ]\n"
+        "then\n"
+        "  PP=2\n"
+        "else\n"
+        "  PP=1\n"
+        "fi\n"
+        "if [ -f /etc/hosts ]; then EXTRA=--log-timers; fi\n"
+        "python3 train.py --pipeline-model-parallel-size $PP $EXTRA\n",
+        "t.sh");
+    REQUIRE(c.args.size() == 3);
+    CHECK(texts(c)[1] == "2");
+    CHECK(!c.args[1].unknown);
+    REQUIRE(c.args[2].unknown);
+    CHECK(c.args[2].unknown->find("line 10") != std::string::npos);
+    CHECK(c.processes == 0);  // python alone says nothing of how many processes run
+}
+
+TEST_CASE("shell: what only running the script can tell stays unknown, with its line and why") {
+    const LaunchCommand c = read_launch_command(
+        "DATE=$(date +%s)\n"
+        "srun --ntasks 16 python pretrain_gpt.py --save /ckpt/$DATE --data $DATA_DIR --load $2 --iters `cat n`\n",
+        "t.sh");
+    CHECK(c.processes == 16);
+    REQUIRE(c.args.size() == 8);
+    REQUIRE(c.args[1].unknown);
+    CHECK(c.args[1].unknown->find("line 1") != std::string::npos);
+    CHECK(c.args[1].unknown->find("command substitution") != std::string::npos);
+    CHECK(c.args[3].unknown->find("$DATA_DIR is not set by the script") != std::string::npos);
+    CHECK(c.args[5].unknown->find("argument 2") != std::string::npos);
+    CHECK(c.args[7].unknown->find("command substitution") != std::string::npos);
+}
+
+TEST_CASE("shell: eval and sh -c run a known string; functions and loops are not taken as the launch") {
+    const LaunchCommand c = read_launch_command(
+        "run() {\n"
+        "  torchrun other.py --a 1\n"
+        "}\n"
+        "for i in 1 2; do\n"
+        "  N=$i\n"
+        "done\n"
+        "CMD=\"python -u pretrain_gpt.py --micro-batch-size 4\"\n"
+        "mpirun -np 64 sh -c \"${CMD}\"\n",
+        "t.sh");
+    CHECK(c.script == "pretrain_gpt.py");
+    CHECK(c.line == 8);
+    CHECK(texts(c) == Words{"--micro-batch-size", "4"});
+    const LaunchCommand e = read_launch_command("OPTS='--seq-length 2048'\neval \"deepspeed --num_gpus 8 --num_nodes 2 train.py $OPTS\"\n", "e.sh");
+    CHECK(e.processes == 16);
+    CHECK(texts(e) == Words{"--seq-length", "2048"});
+}
+
+TEST_CASE("shell: malformed scripts and scripts with no single launch are refused naming the file and line") {
+    CHECK_THROWS_WITH_AS(read_launch_command("A='x\ntorchrun t.py\n", "q.sh"), doctest::Contains("q.sh"), InputError);
+    CHECK_THROWS_WITH_AS(read_launch_command("if [ 1 ]; then\ntorchrun t.py\n", "if.sh"), doctest::Contains("line 1"), InputError);
+    CHECK_THROWS_WITH_AS(read_launch_command("echo hi\n", "none.sh"), doctest::Contains("no launch command"), InputError);
+    CHECK_THROWS_WITH_AS(read_launch_command("if [ -f x ]; then\n  torchrun t.py\nfi\n", "maybe.sh"), doctest::Contains("condition on line 1"), InputError);
+    CHECK_THROWS_WITH_AS(read_launch_command("X=$((1/0))\npython t.py --a $X\nfi\n", "div.sh"), doctest::Contains("closes nothing"), InputError);
+    // eval of itself is bounded, never a hang or a stack overflow
+    CHECK_THROWS_AS(read_launch_command("E='eval \"$E\"'\neval \"$E\"\n", "loop.sh"), InputError);
+    CHECK(!looks_like_shell_script("# args\n--tensor-model-parallel-size 2\n"));
+    CHECK(looks_like_shell_script("#!/bin/bash\nexport A=1\n"));
+}
