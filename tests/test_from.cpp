@@ -135,7 +135,7 @@ TEST_CASE("from megatron: examples/megatron_fsdp's script: Megatron-FSDP optim_g
                    "--chips 8 --fsdp 8 --sp --micro-batch 1 --global-batch-seqs 128 --seq-len 8192 --precision fp8 --zero 3");
 }
 
-TEST_CASE("from megatron: examples/gpt3's 175B script: tp 8 x pp 16 does not fit the 8 GPUs it launches; --chips overrides") {
+TEST_CASE("from megatron: examples/gpt3's 175B script: tp 8 x pp 16 does not fit the 8 GPUs it launches, --chips overrides") {
     const std::string file = megatron_script("train_gpt3_175b_distributed.sh");
     expect_refusal("train --model gpt3-175b --hardware dgx-h100 --from megatron " + file, {file, "does not divide the 8 GPUs the script launches"});
     // 1024 GPUs / (8 x 16) = dp 8; micro 1, global 1536, seq 2048, --fp16; no --overlap-grad-reduce.

@@ -48,7 +48,7 @@ TEST_CASE("shell: defaults, arithmetic, arrays, += and quoting expand as bash ex
     for (const ShellWord& w : c.args) CHECK(!w.unknown);
 }
 
-TEST_CASE("shell: if/elif/else on known values take one branch; an unknown test marks what it sets") {
+TEST_CASE("shell: if/elif/else on known values take one branch, an unknown test marks what it sets") {
     const LaunchCommand c = read_launch_command(
         "MODE=fast\n"
         "if [[ \"$MODE\" == \"slow\" ]]; then\n"
@@ -85,7 +85,7 @@ TEST_CASE("shell: what only running the script can tell stays unknown, with its 
     CHECK(c.args[7].unknown->find("command substitution") != std::string::npos);
 }
 
-TEST_CASE("shell: eval and sh -c run a known string; functions and loops are not taken as the launch") {
+TEST_CASE("shell: eval and sh -c run a known string, functions and loops are not taken as the launch") {
     const LaunchCommand c = read_launch_command(
         "run() {\n"
         "  torchrun other.py --a 1\n"

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -157,11 +158,35 @@ void flatten(const toml::table& table, const std::string& prefix, LaunchEntries&
 
 }  // namespace
 
+namespace {
+
+// toml++ recurses once per level of a dotted key or table header, so 50,000 levels overflow the
+// stack: deeper than this is refused before parsing (torchtitan's keys are two levels deep). Quoted
+// keys with dots count too: a stricter check, never a looser one.
+constexpr std::size_t kMaxTomlKeyDepth = 32;
+
+void check_key_depth(const std::string& text, const std::string& file) {
+    std::size_t line = 1;
+    for (std::size_t start = 0; start < text.size(); ++line) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string_view row(text.data() + start, end - start);
+        const std::string_view key = row.substr(0, row.find('='));
+        if (static_cast<std::size_t>(std::count(key.begin(), key.end(), '.')) >= kMaxTomlKeyDepth)
+            throw InputError(file, "line " + std::to_string(line), "a key nested more than " + std::to_string(kMaxTomlKeyDepth) + " tables deep");
+        start = end + 1;
+    }
+}
+
+}  // namespace
+
 LaunchEntries read_toml_file(const std::filesystem::path& path) {
     LaunchEntries out{path.string(), {}, {}, 0};
+    const std::string text = read_text(path);
+    check_key_depth(text, out.file);
     toml::table root;
     try {
-        root = toml::parse(read_text(path), path.string());
+        root = toml::parse(text, path.string());
     } catch (const toml::parse_error& e) {
         const auto& at = e.source().begin;
         throw InputError(out.file, "", "not valid TOML (line " + std::to_string(at.line) + ", column " + std::to_string(at.column) + "): " +
