@@ -208,6 +208,23 @@ def main():
     ]:
         case(name, kernels, edits, fit, [name, field])
 
+    # Launch files for --from: deep nesting that would overflow a recursive parser, scripts that
+    # cannot be read statically.
+    train_from = "train --model llama3-8b --hardware dgx-h100 --chips 64 --from "
+    case("launch-toml-deep-keys.toml", None, [], train_from + "torchtitan {file}", ["launch-toml-deep-keys.toml", "line 1", "nested"],
+         raw="a." * 50000 + "b = 1\n")
+    case("launch-shell-deep-substitution.sh", None, [], train_from + "megatron {file}", ["launch-shell-deep-substitution.sh", "nested"],
+         raw="X=" + "$(" * 5000 + ")" * 5000 + "\ntorchrun t.py --a $X\n")
+    case("launch-shell-deep-defaults.sh", None, [], train_from + "megatron {file}", ["launch-shell-deep-defaults.sh", "nested"],
+         raw="X=" + "${A:-" * 5000 + "}" * 5000 + "\ntorchrun t.py --a $X\n")
+    case("launch-shell-eval-itself.sh", None, [], train_from + "megatron {file}", ["launch-shell-eval-itself.sh", "eval"],
+         raw="E='eval \"$E\"'\neval \"$E\"\n")
+    case("launch-shell-unclosed-quote.sh", None, [], train_from + "megatron {file}", ["launch-shell-unclosed-quote.sh", "line 2", "not closed"],
+         raw="#!/bin/bash\nTP='8\ntorchrun pretrain_gpt.py --tensor-model-parallel-size $TP\n")
+    case("launch-shell-tp-from-environment.sh", None, [], train_from + "megatron {file}",
+         ["launch-shell-tp-from-environment.sh", "--tensor-model-parallel-size", "$TP_SIZE", "environment"],
+         raw="#!/bin/bash\ntorchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size $TP_SIZE\n")
+
     json.dump({"description": "hostile inputs: each must be refused with exit 2 naming the file (or flag) and the field",
                "cases": cases}, open(os.path.join(OUT, "cases.json"), "w"), indent=1)
     print(len(cases), "cases written to", os.path.relpath(OUT, ROOT))

@@ -1,0 +1,2 @@
+E='eval "$E"'
+eval "$E"
