@@ -106,3 +106,23 @@ TEST_CASE("hostile files: FIFOs, devices, folders and a full stdout are refused,
                                     {"-o", "measurements file itself"});
     CHECK(std::filesystem::file_size(measurements) == before);
 }
+
+// Searches with no end in sight: a chip range of 99,991 counts (each a search), a space larger
+// than the time allowed, and a deadline no count can meet.
+TEST_CASE("hostile searches: too many chip counts, a time limit and a hopeless deadline end quickly") {
+    ridgeline::test::expect_refusal("search train --model llama3-8b --hardware dgx-h100 --chips 8..799928:8", {"--chips", "coarser step"});
+    ridgeline::test::expect_refusal("search serve --model llama3-8b --hardware dgx-h100 --chips 8..799928:8 --input-len 128 --output-len 128 --slo-ttft-ms 100 --slo-tpot-ms 20",
+                                    {"--chips", "coarser step"});
+    const auto start = std::chrono::steady_clock::now();
+    ridgeline::test::expect_refusal("search train --model deepseek-v3 --hardware dgx-h100 --chips 2048 --time-limit 1", {"--time-limit", "searched"});
+    CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 10 * kSecondsPerCase);
+    // LLaMA-3 405B, 1e16 tokens in one day: 6 x 405e9 x 1e16 FLOPs = 2.4e28 at ~1e15 FLOP/s per H100 needs
+    // ~2.8e8 chip-days, far past any count: the doubling stops once linear scaling from the last count
+    // to the largest could not meet the deadline, and says none meets it.
+    const auto deadline = ridgeline::test::run_ridgeline(
+        "search train --model llama3-405b --hardware dgx-h100 --train-tokens 1e16 --deadline-days 1 --json");
+    REQUIRE(deadline.exit_code == 0);
+    const auto doc = nlohmann::json::parse(deadline.out);
+    CHECK(doc["deadline_met"] == false);
+    CHECK(doc["points"].size() <= 4);
+}

@@ -170,10 +170,16 @@ report::ScalingOutcome search_train_deadline(const SearchTrainRequest& request, 
         while (i + 1 < candidates.size() && static_cast<double>(candidates[i]) < chips) ++i;
         return i;
     };
-    // Doubling until a count meets the deadline.
+    // Doubling until a count meets the deadline, or until even linear scaling from the last count
+    // to the largest, with a 2x margin for superlinear effects (less recompute with more memory),
+    // could not meet it.
+    const auto hopeless = [&] {
+        const report::ScalingPoint& p = scaling.points.back();
+        return p.best && p.wall_s * static_cast<double>(p.chips) / static_cast<double>(candidates.back()) > 2.0 * deadline_s;
+    };
     std::size_t low = 0, high = 0;
     bool met = probe(0);
-    while (!met && high + 1 < candidates.size()) {
+    while (!met && high + 1 < candidates.size() && !hopeless()) {
         low = high;
         high = std::max(high + 1, at_least(2.0 * static_cast<double>(candidates[high])));
         met = probe(high);

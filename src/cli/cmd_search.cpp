@@ -1,3 +1,4 @@
+#include <chrono>
 #include <iostream>
 
 #include "model/recompute_catalog.hpp"
@@ -32,6 +33,7 @@ struct Flags {
     double seq_len = 8192, global_batch_tokens = 0, global_batch_seqs = 0, train_tokens = 1e12, deadline_days = 0;
     std::size_t top = 5;
     unsigned threads = 0;
+    double time_limit_s = 600;
     bool json = false, progress = false;
     HtmlTarget html;
     OperationsFlags operations;
@@ -136,6 +138,9 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     c->add_option("--objective", f->objective, "time, cost, mfu or goodput (the shortest wall-clock time with failures and checkpoints), across chip counts")->check(CLI::IsMember({"time", "cost", "mfu", "goodput"}))->capture_default_str();
     c->add_option("--top", f->top, "plans to show")->check(CLI::Range(std::size_t{1}, std::size_t{1000}))->capture_default_str();
     c->add_option("--threads", f->threads, "worker threads (default: all cores)")->check(CLI::Range(1U, 1024U));
+    c->add_option("--time-limit", f->time_limit_s, "seconds the search may run before it stops and says how far it got")
+        ->check(CLI::Range(1.0, 1e6))
+        ->capture_default_str();
     c->add_option("--train-tokens", f->train_tokens, "tokens for time and cost to train")->check(CLI::Range(1.0, 1e16))->capture_default_str();
     c->add_option("--stack", f->stack, "software stack (stacks/*.json; default: megatron-core on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.search-train/1, or ridgeline.search-scaling/1 for a range)");
@@ -183,7 +188,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         if (c->count("--from") > 0) {
             std::int64_t chips = 0;
             if (!f->chips.empty()) {
-                const auto counts = io::parse_count_range(f->chips, "--chips", 10'000'000);
+                const auto counts = io::parse_count_range(f->chips, "--chips", 10'000'000, kMaxChipCounts);
                 if (counts.size() != 1) throw InputError("--chips", "", "with --from give one chip count: the file fixes the plan's sizes");
                 chips = counts.front();
             }
@@ -229,7 +234,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         request.topology = custom;
         if (f->chips.empty() && launch && launch->chips > 0) request.chip_counts = {launch->chips};
         else if (f->chips.empty() && f->deadline_days <= 0) throw InputError("--chips", "", "required (or give --deadline-days with --train-tokens)");
-        if (!f->chips.empty()) request.chip_counts = io::parse_count_range(f->chips, "--chips", 10'000'000);
+        if (!f->chips.empty()) request.chip_counts = io::parse_count_range(f->chips, "--chips", 10'000'000, kMaxChipCounts);
         request.domains = f->nodes;
         if (c->count("--global-batch-seqs") > 0) request.global_batch_seqs = f->global_batch_seqs;
         else if (c->count("--global-batch-tokens") > 0) request.global_batch_tokens = f->global_batch_tokens;
@@ -241,6 +246,16 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         request.operations = operations_overrides(*c, f->operations);
         request.train_tokens = f->train_tokens;
         request.data_dir = options.data_dir;
+        // Past the limit the search stops (a refusal, exit 2): a partial search has no best plan.
+        const auto started = std::chrono::steady_clock::now();
+        const auto within_time_limit = [started, limit_s = f->time_limit_s](double share) {
+            const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            if (elapsed_s > limit_s)
+                throw InputError("--time-limit", "", "the search ran past " + report::fixed(limit_s, 0) + " s with " + report::fixed(100.0 * share, 0) +
+                                                         "% of one chip count's plans searched: fix some degrees (--tp, --pp, --ep, --strategy ...), "
+                                                         "narrow --chips, or give a longer --time-limit");
+        };
+        request.spec.progress = [within_time_limit](double share, std::uint64_t) { within_time_limit(share); };
         if (f->deadline_days > 0) {
             if (c->count("--train-tokens") == 0) throw InputError("--deadline-days", "", "needs --train-tokens: the tokens to train by then");
             ProgressLine line(f->progress);
@@ -260,8 +275,9 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         }
         if (request.chip_counts.size() == 1) {
             ProgressLine line(f->progress);
-            request.spec.progress = [&line](double share, std::uint64_t plans) {
+            request.spec.progress = [&line, within_time_limit](double share, std::uint64_t plans) {
                 line.update(share, 1.0, report::si(static_cast<double>(plans), "plans"), static_cast<double>(plans), "plans");
+                within_time_limit(share);
             };
             const report::TrainSearchOutcome outcome = app::search_train(request, request.chip_counts.front());
             request.spec.progress = nullptr;

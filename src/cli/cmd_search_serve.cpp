@@ -50,7 +50,7 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
         ServeSearchSpace space;
         static_cast<ServedModel&>(space) = load_served_model(f->model, f->hardware, options.data_dir, f->stack);
         const auto applied = apply_what_if(space.hardware, f->what_if);
-        space.chip_counts = io::parse_count_range(f->chips, "--chips", 1'000'000);
+        space.chip_counts = io::parse_count_range(f->chips, "--chips", 1'000'000, kMaxChipCounts);
         space.input_len = f->input_len;
         space.output_len = f->output_len;
         space.slo_ttft_s = f->slo_ttft_ms / 1e3;

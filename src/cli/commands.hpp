@@ -1,12 +1,16 @@
 #pragma once
 // Each subcommand registers itself on the app; its callback loads inputs, calls the engine and
 // prints one report (table, or JSON with --json). Errors propagate to main as exceptions.
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
 namespace ridgeline::cli {
+
+// Chip counts one `search --chips` range may hold: each count is a search of its own.
+inline constexpr std::int64_t kMaxChipCounts = 1'000;
 
 struct GlobalOptions {
     std::filesystem::path data_dir;  // holds hardware/ and models/

@@ -127,7 +127,7 @@ std::vector<std::string> split_list(const std::string& text) {
     return items;
 }
 
-std::vector<std::int64_t> parse_count_range(const std::string& text, const std::string& flag, std::int64_t max) {
+std::vector<std::int64_t> parse_count_range(const std::string& text, const std::string& flag, std::int64_t max, std::int64_t max_values) {
     const auto bad = [&] {
         return InputError(flag, "", "expected a whole number or a range such as 1..512, found \"" + text + "\"");
     };
@@ -147,7 +147,9 @@ std::vector<std::int64_t> parse_count_range(const std::string& text, const std::
         if ((*high - *low) % *step != 0)
             throw InputError(flag, "", "the step " + std::to_string(*step) + " does not divide the range " + std::to_string(*low) + ".." +
                                            std::to_string(*high) + " (" + std::to_string(*high - *low) + " apart)");
-        if ((*high - *low) / *step >= 100'000) throw InputError(flag, "", "more than 100,000 values in \"" + text + "\"");
+        if ((*high - *low) / *step >= max_values)
+            throw InputError(flag, "", "more than " + std::to_string(max_values) + " values in \"" + text + "\"" +
+                                           (max_values < 100'000 ? ": each is a search of its own, give a coarser step" : ""));
         std::vector<std::int64_t> values;
         for (std::int64_t value = *low; value <= *high; value += *step) values.push_back(value);
         return values;

@@ -40,6 +40,7 @@ enum class Quantity { bandwidth, bytes, seconds, flops_per_s, usd_per_hour, watt
 // "64" -> {64}; "1..512" -> the powers of two from 1 to 512 ({8, 16, 32} for "8..32"; a range whose
 // ends are not powers of two keeps its ends too); "4096..8192:512" -> every 512th from 4096 to 8192
 // (the step must divide the span). InputError naming `flag` when malformed.
-[[nodiscard]] std::vector<std::int64_t> parse_count_range(const std::string& text, const std::string& flag, std::int64_t max);
+[[nodiscard]] std::vector<std::int64_t> parse_count_range(const std::string& text, const std::string& flag, std::int64_t max,
+                                                          std::int64_t max_values = 100'000);
 
 }  // namespace ridgeline::io
