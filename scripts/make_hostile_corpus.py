@@ -84,8 +84,13 @@ def main():
         ("model-d-model-zero.json", [("d_model", 0)], "d_model"),
         ("model-layers-absurd.json", [("n_layers", 1e13)], "n_layers"),
         ("model-vocab-negative.json", [("vocab_size", -5)], "vocab_size"),
+        ("model-layers-3e9.json", [("n_layers", 3000000000)], "n_layers"),
+        ("model-d-model-1e12.json", [("d_model", 1000000000000), ("n_heads", 1)], "d_model"),
     ]:
         case(name, model, edits, "model {file}", [name, field])
+    qwen2 = load("tests", "data", "hf", "qwen2-config.json")
+    case("hf-hidden-size-1e12.json", qwen2, [("hidden_size", 1000000000000), ("num_attention_heads", 1), ("num_key_value_heads", 1)],
+         "model {file}", ["hf-hidden-size-1e12.json", "hidden_size", "implausible"])
     windowed = load("models", "gemma2-9b.json")
     for name, edits, field in [
         ("model-window-over-context.json", [("local_attention.tokens", 65536)], "local_attention.tokens"),

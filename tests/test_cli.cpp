@@ -712,7 +712,11 @@ TEST_CASE("software stacks: each shipped one loads and runs where its attention 
         const json stack = read_json(entry.path());
         CAPTURE(entry.path().string());
         CHECK(stack["fitted"]["origin"].get<std::string>().size() > 10);  // every fitted number says where it comes from
-        const auto r = run_ridgeline("train --model llama3-8b --hardware dgx-h100 --chips 8 --stack " + stack["name"].get<std::string>() + " --json");
+        // An inference engine runs serve; a training stack train.
+        const bool serves_only = stack.contains("jobs") && stack["jobs"] == json::array({"serving"});
+        const auto r = run_ridgeline((serves_only ? "serve --model llama3-8b --hardware dgx-h100 --chips 8 --batch 8 --input-len 512 --output-len 128"
+                                                  : "train --model llama3-8b --hardware dgx-h100 --chips 8") +
+                                     std::string(" --stack ") + stack["name"].get<std::string>() + " --json");
         const std::string family = stack["attention"];
         if (h100_attention.contains(family)) {
             REQUIRE(r.exit_code == 0);

@@ -192,14 +192,27 @@ TEST_CASE("from maxtext: a hand-written override gives the degrees worked by han
                    "--dp 64 --fsdp 16 --tp 4 --global-batch-seqs 512 --micro-batch 2 --recompute full");
 }
 
+TEST_CASE("from maxtext: base.yml's defaults: one -1 on ICI and one on DCN, sequences of 2048, 12 a device") {
+    // base.yml: ici_fsdp_parallelism -1, dcn_data_parallelism -1, max_target_length 2048,
+    // per_device_batch_size 12. One slice of 64 chips: tensor 4 from the file, fsdp the 16 the ICI
+    // axes leave, data 1 over DCN; 4 a device x 64 = 256 sequences of 2048 tokens.
+    const std::string one_line = write_file("one_line.yml", "ici_tensor_parallelism: 4\nper_device_batch_size: 4\n");
+    check_reads_as("--model llama3-8b --hardware tpu-v5p --chips 64", "maxtext", one_line,
+                   "--tp 4 --fsdp 16 --dp 16 --seq-len 2048 --global-batch-seqs 256 --micro-batch 16 --recompute full");
+    // Nothing but the defaults: fsdp over all 64 chips, 12 sequences a device (768).
+    const std::string empty = write_file("empty.yml", "run_name: defaults\n");
+    check_reads_as("--model llama3-8b --hardware tpu-v5p --chips 64", "maxtext", empty,
+                   "--fsdp 64 --dp 64 --seq-len 2048 --global-batch-seqs 768 --micro-batch 12 --recompute full");
+}
+
 TEST_CASE("from maxtext: unknown keys, contradictory sizes and malformed YAML are refused naming the file and the key") {
     const std::string base = "train --model llama3-8b --hardware tpu-v5p --from maxtext ";
     const std::string unknown = write_file("unknown.yml", "ici_fsdp_parallelism: 8\ndcn_data_parallelism: 1\nuse_magic: true\n");
     expect_refusal(base + unknown, {unknown, "use_magic"});
     const std::string sizes = write_file("sizes.yml", "ici_fsdp_parallelism: 8\ndcn_data_parallelism: 2\n");
     expect_refusal(base + sizes + " --chips 64", {sizes, "dcn_*_parallelism", "--chips says 64"});
-    const std::string autos = write_file("autos.yml", "ici_tensor_parallelism: 4\n");
-    expect_refusal(base + autos + " --chips 64", {autos, "-1"});
+    const std::string autos = write_file("autos.yml", "ici_tensor_parallelism: -1\nici_fsdp_parallelism: -1\n");
+    expect_refusal(base + autos + " --chips 64", {autos, "-1", "one axis of each level"});
     const std::string malformed = write_file("malformed.yml", "ici_fsdp_parallelism: [8\n");
     expect_refusal(base + malformed, {malformed, "YAML"});
     const std::string nested = write_file("nested.yml", "ici_fsdp_parallelism:\n  value: 8\n");

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -125,4 +126,32 @@ TEST_CASE("hostile searches: too many chip counts, a time limit and a hopeless d
     const auto doc = nlohmann::json::parse(deadline.out);
     CHECK(doc["deadline_met"] == false);
     CHECK(doc["points"].size() <= 4);
+}
+
+// Knobs that mean nothing where they are given, and outputs aimed at inputs.
+TEST_CASE("hostile knobs: flags that mean nothing are refused, and no result replaces an input") {
+    const std::string train = "train --model llama3-8b --hardware dgx-h100 --chips 8 ";
+    ridgeline::test::expect_refusal(train + "--ep 8", {"ep", "dense model"});
+    ridgeline::test::expect_refusal(train + "--stack vllm", {"stack", "vllm", "does not train"});
+    ridgeline::test::expect_refusal("search train --model llama3-8b --hardware dgx-h100 --chips 8 --stack tensorrt-llm", {"--stack", "does not train"});
+    ridgeline::test::expect_refusal(train + "--placement ''", {"--placement", "empty"});
+    ridgeline::test::expect_refusal(train + "--global-batch-tokens 1048576 --global-batch-seqs 128", {"--global-batch", "excludes"});
+    const auto dir = ridgeline::test::scratch_dir("inputs_kept");
+    const auto model = dir / "model.json";
+    std::filesystem::copy_file(ridgeline::test::source_dir() / "models" / "llama3-8b.json", model);
+    const auto size = std::filesystem::file_size(model);
+    ridgeline::test::expect_refusal("train --model " + model.string() + " --hardware dgx-h100 --chips 8 --html " + model.string(),
+                                    {model.string(), "inputs"});
+    CHECK(std::filesystem::file_size(model) == size);
+    // --emit prints the configuration and --html still writes the report's page.
+    const auto page = dir / "page.html";
+    const auto emitted = ridgeline::test::run_ridgeline(train + "--emit megatron --html " + page.string());
+    CHECK(emitted.exit_code == 0);
+    CHECK(emitted.out.find("--tensor-model-parallel-size") != std::string::npos);
+    CHECK(std::filesystem::exists(page));
+    // A second YAML document would be dropped unread.
+    const auto yaml = dir / "two.yml";
+    std::ofstream(yaml) << "---\nper_device_batch_size: 4\n---\nper_device_batch_size: 8\n";
+    ridgeline::test::expect_refusal("train --model llama3-8b --hardware tpu-v5p --chips 64 --from maxtext " + yaml.string(),
+                                    {yaml.string(), "2 YAML documents"});
 }

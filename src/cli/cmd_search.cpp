@@ -134,7 +134,9 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     c->add_option("--nodes", f->nodes, "scale-out domains (DGX nodes, TPU slices); default derived");
     c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, 1e8));
     c->add_option("--global-batch-tokens", f->global_batch_tokens, "tokens per optimizer step")->check(CLI::Range(1.0, 1e13));
-    c->add_option("--global-batch-seqs", f->global_batch_seqs, "sequences per optimizer step")->check(CLI::Range(1.0, 1e12));
+    c->add_option("--global-batch-seqs", f->global_batch_seqs, "sequences per optimizer step")
+        ->check(CLI::Range(1.0, 1e12))
+        ->excludes("--global-batch-tokens");  // the same batch twice: which would win is a guess
     c->add_option("--objective", f->objective, "time, cost, mfu or goodput (the shortest wall-clock time with failures and checkpoints), across chip counts")->check(CLI::IsMember({"time", "cost", "mfu", "goodput"}))->capture_default_str();
     c->add_option("--top", f->top, "plans to show")->check(CLI::Range(std::size_t{1}, std::size_t{1000}))->capture_default_str();
     c->add_option("--threads", f->threads, "worker threads (default: all cores)")->check(CLI::Range(1U, 1024U));
@@ -217,6 +219,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         spec.stack = !f->stack.empty()          ? resolve_stack(f->stack, options.data_dir)
                      : launch && launch->stack ? resolve_stack(*launch->stack, options.data_dir)
                                                : default_stack(hardware.chip, false, options.data_dir);
+        require_job(spec.stack, false, "--stack");
         check_moe_dispatch(spec.stack, f->moe_dispatcher, spec.fixed.ep_overlap, kRequest);
         spec.seq_len = launch && launch->seq_len && c->count("--seq-len") == 0 ? *launch->seq_len : f->seq_len;
         spec.precision = launch && launch->precision && c->count("--precision") == 0 ? *launch->precision : *parse_dtype(f->precision);
@@ -264,12 +267,12 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
                           (p.best ? report::fixed(p.wall_s / 86400.0, 2) + " days" : std::string("nothing fits")));
             };
             const report::ScalingOutcome deadline = app::search_train_deadline(request, f->deadline_days * 86400.0, progress);
+            const std::string json = f->json || f->html.wanted() ? report::scaling_json(deadline) : "";
+            f->html.write(json);
             if (emit) {
                 std::cout << emit_chosen(*emit, deadline, f->emit.top);
                 return;
             }
-            const std::string json = f->json || f->html.wanted() ? report::scaling_json(deadline) : "";
-            f->html.write(json);
             std::cout << with_settings(applied, f->json, f->json ? json : report::scaling_table(deadline)) << "\n";
             return;
         }
@@ -282,22 +285,22 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
             const report::TrainSearchOutcome outcome = app::search_train(request, request.chip_counts.front());
             request.spec.progress = nullptr;
             line.finish();
+            const std::string json = f->json || f->html.wanted() ? report::train_search_json(outcome) : "";
+            f->html.write(json);
             if (emit) {
                 std::cout << emit_plans(*emit, outcome.top, f->emit.top);
                 return;
             }
-            const std::string json = f->json || f->html.wanted() ? report::train_search_json(outcome) : "";
-            f->html.write(json);
             std::cout << with_settings(applied, f->json, f->json ? json : report::train_search_table(outcome)) << "\n";
             return;
         }
         const report::ScalingOutcome scaling = app::search_train_scaling(request);
+        const std::string json = f->json || f->html.wanted() ? report::scaling_json(scaling) : "";
+        f->html.write(json);
         if (emit) {
             std::cout << emit_chosen(*emit, scaling, f->emit.top);
             return;
         }
-        const std::string json = f->json || f->html.wanted() ? report::scaling_json(scaling) : "";
-        f->html.write(json);
         std::cout << with_settings(applied, f->json, f->json ? json : report::scaling_table(scaling)) << "\n";
     });
 }

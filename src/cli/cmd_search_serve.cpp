@@ -59,6 +59,7 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
         space.top_k = emit ? std::max(f->top, f->emit.top) : f->top;
         space.max_batch_per_replica = f->max_batch;
         const ServeSearchResult result = search_serving(space);
+        f->html.write(f->html.wanted() ? report::serve_search_json(space, result) : "");  // with --emit too
         if (emit) {
             // Each configuration simulated again in full, for its figures.
             if (result.best.empty()) throw InputError("--emit", "", "no configuration meets the SLOs: there is nothing to write");
@@ -76,8 +77,7 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
             }
             return;
         }
-        const std::string json = f->json || f->html.wanted() ? report::serve_search_json(space, result) : "";
-        f->html.write(json);
+        const std::string json = f->json ? report::serve_search_json(space, result) : "";
         std::cout << with_settings(applied, f->json, f->json ? json : report::serve_search_table(space, result)) << "\n";
     });
 }

@@ -91,10 +91,6 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         }
         const ServingScenario scenario = build_serving_scenario(setup);
         const ServingReport report = simulate_serving(scenario);
-        if (emit) {
-            std::cout << emit_serving(*emit, scenario, report);
-            return;
-        }
         extras.requests_per_s = f->requests_per_s;
         if (f->requests_per_s > 0 && report.fits) extras.disaggregation = disaggregate(scenario, report, f->requests_per_s);
         report::ServeEnergy& energy = extras.energy.emplace();
@@ -102,7 +98,11 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         energy.energy = facility_energy(scenario.chip, setup.hardware, static_cast<double>(scenario.cluster.chips()), energy.kernel_share,
                                         report.output_tokens_per_s, operations_overrides(*c, f->power), energy.notes);
         const std::string json = f->json || f->html.wanted() ? report::serve_json(scenario, report, extras) : "";
-        f->html.write(json);
+        f->html.write(json);  // with --emit too: the configuration goes to stdout, the report to the page
+        if (emit) {
+            std::cout << emit_serving(*emit, scenario, report);
+            return;
+        }
         std::cout << with_settings(applied, f->json, f->json ? json : report::serve_table(scenario, report, extras)) << "\n";
     });
 }

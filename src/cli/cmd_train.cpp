@@ -50,7 +50,9 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--nodes", f->nodes, "scale-out domains (DGX nodes, NVL72 racks, TPU slices); default derived");
     c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, 1e8));
     c->add_option("--global-batch-tokens", f->global_batch_tokens, "tokens per optimizer step")->check(CLI::Range(1.0, 1e13));
-    c->add_option("--global-batch-seqs", f->global_batch_seqs, "sequences per optimizer step")->check(CLI::Range(1.0, 1e12));
+    c->add_option("--global-batch-seqs", f->global_batch_seqs, "sequences per optimizer step")
+        ->check(CLI::Range(1.0, 1e12))
+        ->excludes("--global-batch-tokens");  // the same batch twice: which would win is a guess
     for (const DegreeField& d : kDegreeFields) c->add_option("--" + std::string(d.key), f->plan.*d.value, d.help)->check(CLI::PositiveNumber);
     c->add_option("--etp", f->plan.etp, "tensor parallelism inside experts: 1, or tp (default)")->check(CLI::PositiveNumber);
     add_switch(*c, "--fold-experts", f->fold, "expert ranks as Megatron-Core carves them: tensor (with --etp 1), then context, then data ranks");
@@ -172,23 +174,23 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         const TrainingScenario scenario = build_training_scenario(setup, options.data_dir, "plan");
         TrainingReport report = simulate_training(scenario);
         report.interval = training_interval(load_residuals(residuals_path(options.data_dir)), scenario);
+        // The page is written with --emit too: the configuration goes to stdout, the report to the page.
+        const bool document = f->json || f->html.wanted();
+        std::string json, table;
+        if (train_tokens <= 0) {
+            if (document) json = report::training_json(scenario, report, 0);
+            table = report::training_table(scenario, report, 0);
+        } else {
+            const RunOutlook outlook = run_outlook(scenario, report, setup.hardware, train_tokens, operations_overrides(*c, f->operations));
+            if (document) json = report::training_outlook_json(scenario, report, outlook);
+            table = report::training_table(scenario, report, train_tokens) + "\n" + report::outlook_table(scenario, outlook);
+        }
+        f->html.write(json);
         if (emit) {
             std::cout << emit_training(*emit, setup.plan, scenario, report);
             return;
         }
-        const bool document = f->json || f->html.wanted();
-        if (train_tokens <= 0) {
-            const std::string json = document ? report::training_json(scenario, report, 0) : "";
-            f->html.write(json);
-            std::cout << with_settings(applied, f->json, f->json ? json : report::training_table(scenario, report, 0)) << "\n";
-            return;
-        }
-        const RunOutlook outlook = run_outlook(scenario, report, setup.hardware, train_tokens, operations_overrides(*c, f->operations));
-        const std::string json = document ? report::training_outlook_json(scenario, report, outlook) : "";
-        f->html.write(json);
-        std::cout << with_settings(applied, f->json,
-                                   f->json ? json : report::training_table(scenario, report, train_tokens) + "\n" + report::outlook_table(scenario, outlook))
-                  << "\n";
+        std::cout << with_settings(applied, f->json, f->json ? json : table) << "\n";
     });
 }
 

@@ -29,6 +29,10 @@ std::string refuse_numeric_text(const std::string& text) {
 
 void check_numeric_flags(CLI::App& app) {
     for (CLI::Option* option : app.get_options()) {
+        // An empty value ("--placement ''") is never what a flag that takes one means.
+        if (option->get_items_expected_min() >= 1)
+            option->check(CLI::Validator([](const std::string& text) { return text.empty() ? std::string("expected a value, found an empty one") : std::string(); },
+                                         "", "non-empty"));
         const std::string type = option->get_type_name();
         if (type.find("FLOAT") == std::string::npos && type.find("INT") == std::string::npos) continue;
         option->check(CLI::Validator(refuse_numeric_text, "", "finite"));

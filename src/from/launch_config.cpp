@@ -185,14 +185,19 @@ LaunchConfig megatron(const SettingReader& r, Int layers, Int chips, Int launche
 }
 
 
+constexpr Int kMaxDevices = 10'000'000;
+
 LaunchConfig maxtext(const SettingReader& r, Int layers, Int chips) {
     LaunchConfig c;
     c.file = r.file;
-    // Each axis's size over the chips' own links (ici) times the network between slices (dcn);
-    // one of them may be -1, the devices the others leave.
+    // Each axis's size over the chips' own links (ici) times the network between slices (dcn). As
+    // in MaxText, each level may leave one axis at -1: the ICI axes fill a slice's devices, the DCN
+    // axes the slices. MaxText counts the slices on the devices it runs on; here a DCN -1 takes
+    // the chips the ICI axes leave when those are all given, else one slice's share (1: Ridgeline
+    // shapes one slice unless the DCN sizes say more).
     std::map<std::string, Int> size;
-    std::string auto_id;
-    Int known = 1;
+    std::map<std::string, std::string> auto_id;  // level -> the axis left at -1
+    std::map<std::string, Int> known = {{"ici.", 1}, {"dcn.", 1}};
     for (const char* axis : {"data", "fsdp", "expert", "tensor", "context", "pipeline"}) {
         size[axis] = 1;
         for (const char* level : {"ici.", "dcn."}) {
@@ -201,19 +206,32 @@ LaunchConfig maxtext(const SettingReader& r, Int layers, Int chips) {
             const Int v = r.whole(id, -1);
             if (v == 0) r.fail(id, "expected a size of 1 or more, or -1 (the devices the other axes leave)");
             if (v > 0) {
+                if (v > kMaxDevices || known[level] > kMaxDevices / v) r.fail(id, "the axes multiply past " + std::to_string(kMaxDevices) + " devices");
                 size[axis] *= v;
-                known *= v;
+                known[level] *= v;
                 continue;
             }
-            if (!auto_id.empty()) r.fail(id, "both " + r.key(auto_id) + " and this are -1 (auto): give one of them");
-            auto_id = id;
+            if (auto_id.count(level) != 0)
+                r.fail(id, "both " + r.key(auto_id[level]) + " and this are -1 (auto): one axis of each level may be");
+            auto_id[level] = id;
         }
     }
-    Int total = known;
-    if (!auto_id.empty()) {
-        if (chips <= 0) throw InputError("--chips", "", "required: " + r.file + " sets " + r.key(auto_id) + " to -1 (the devices the other axes leave)");
-        if (chips % known != 0) r.fail(auto_id, "the other axes (" + std::to_string(known) + " devices) do not divide the " + std::to_string(chips) + " chips");
-        size[auto_id.substr(4)] *= chips / known;
+    Int slices = known["dcn."];
+    if (auto_id.count("dcn.") != 0 && auto_id.count("ici.") == 0 && chips > 0) {
+        const std::string& id = auto_id["dcn."];
+        if (chips % (known["ici."] * slices) != 0)
+            r.fail(id, "the other axes (" + std::to_string(known["ici."] * slices) + " devices) do not divide the " + std::to_string(chips) + " chips");
+        size[id.substr(4)] *= chips / (known["ici."] * slices);
+        slices = chips / known["ici."];
+    }
+    Int total = known["ici."] * slices;
+    if (auto_id.count("ici.") != 0) {
+        const std::string& id = auto_id["ici."];
+        if (chips <= 0) throw InputError("--chips", "", "required: " + r.file + " leaves " + r.key(id) + " at -1 (the devices the other axes leave)");
+        if (chips % (known["ici."] * slices) != 0)
+            r.fail(id, "the other axes (" + std::to_string(known["ici."]) + " devices in each of " + std::to_string(slices) +
+                           " slices) do not divide the " + std::to_string(chips) + " chips");
+        size[id.substr(4)] *= chips / (known["ici."] * slices);
         total = chips;
     }
     if (chips > 0 && total != chips)

@@ -95,7 +95,11 @@ LaunchEntries read_yaml_file(const std::filesystem::path& path) {
     LaunchEntries out{path.string(), {}, {}, 0};
     YAML::Node root;
     try {
-        root = YAML::Load(read_text(path));
+        // Every document: a second one would otherwise be dropped unread.
+        const std::vector<YAML::Node> documents = YAML::LoadAll(read_text(path));
+        if (documents.size() > 1)
+            throw InputError(out.file, "", "holds " + std::to_string(documents.size()) + " YAML documents (---): a MaxText override is one");
+        if (!documents.empty()) root = documents.front();
     } catch (const YAML::Exception& e) {
         throw InputError(out.file, "", std::string("not valid YAML: ") + e.what());
     }

@@ -5,7 +5,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
+#include <utility>
 #include <sstream>
+
+#include <sys/stat.h>
 
 #include "core/error.hpp"
 
@@ -36,6 +41,24 @@ std::string excerpt(const std::string& text) { return text.size() <= kMaxExcerpt
 std::string type_name(const nlohmann::json& value) { return value.type_name(); }
 }  // namespace
 
+namespace {
+
+// The inputs read so far, by device and inode (so another name of the same file matches).
+std::mutex inputs_mutex;
+std::set<std::pair<dev_t, ino_t>>& inputs_read() {
+    static std::set<std::pair<dev_t, ino_t>> files;
+    return files;
+}
+
+}  // namespace
+
+bool was_read_as_input(const std::filesystem::path& path) {
+    struct stat s {};
+    if (::stat(path.c_str(), &s) != 0) return false;
+    const std::lock_guard<std::mutex> lock(inputs_mutex);
+    return inputs_read().count({s.st_dev, s.st_ino}) != 0;
+}
+
 std::string read_input_file(const std::filesystem::path& path) {
     const std::string origin = path.string();
     std::error_code error;
@@ -49,6 +72,10 @@ std::string read_input_file(const std::filesystem::path& path) {
                                          " bytes; input files larger than 64 MiB are refused");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(origin, "", "cannot open file");
+    if (struct stat s {}; ::stat(path.c_str(), &s) == 0) {
+        const std::lock_guard<std::mutex> lock(inputs_mutex);
+        inputs_read().insert({s.st_dev, s.st_ino});
+    }
     std::stringstream buffer;
     buffer << in.rdbuf();
     return buffer.str();

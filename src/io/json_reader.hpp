@@ -21,6 +21,9 @@ namespace ridgeline::io {
 // An input file's text: refused (InputError naming it) unless it is a regular file of at most 64 MiB,
 // not a system pseudo-file (/proc, /sys, /dev): never a FIFO that blocks or a device that never ends.
 [[nodiscard]] std::string read_input_file(const std::filesystem::path& path);
+// True when `path` is a file this process read with read_input_file: a result written over it would
+// replace what it was computed from (--html pointed at the --model file).
+[[nodiscard]] bool was_read_as_input(const std::filesystem::path& path);
 
 // Every file and report names its format and version under "schema" ("ridgeline.chip/1"). Files
 // written before may say "format": still read, and listed for one warning each.

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/error.hpp"
+#include "io/json_reader.hpp"
 
 namespace ridgeline::io {
 
@@ -42,6 +43,7 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
     struct stat target {};
     if (::stat(origin.c_str(), &target) == 0 && !S_ISREG(target.st_mode))
         throw InputError(origin, "", "not a regular file (a device, FIFO or folder): results are written to files only");
+    if (was_read_as_input(path)) throw InputError(origin, "", "is one of this command's inputs: a result never replaces what it was computed from");
     const std::filesystem::path folder = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
     std::string pattern = (folder / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
     std::vector<char> name(pattern.begin(), pattern.end());

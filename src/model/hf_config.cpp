@@ -122,6 +122,11 @@ void read_architecture(Config& c, const Family& family, ModelSpec& model, Notes&
     read_uncosted(c, family, model, notes);
     names.n_heads = c.name("num_attention_heads");
     names.n_kv_heads = c.name("num_key_value_heads");
+    names.n_layers = c.name("num_hidden_layers");
+    names.d_model = c.name("hidden_size");
+    names.d_ff = c.name("intermediate_size");
+    names.vocab_size = c.name("vocab_size");
+    names.mtp_depth = c.name("num_nextn_predict_layers");
 }
 
 std::string describe(const ModelSpec& model, const std::string& type, const Family& family, const Notes& notes) {

@@ -6,8 +6,17 @@
 
 namespace ridgeline {
 
-// Throws InputError naming `origin` and the offending field (named as in that file's format).
+// Throws InputError naming `origin` and the offending field (named as in that file's format): sizes
+// that do not fit together, and sizes far past any model built (a typo or a hostile file, whose
+// products would overflow the FLOP and byte counts downstream).
 struct ModelFieldNames {
+    std::string n_layers = "n_layers";
+    std::string d_model = "d_model";
+    std::string d_ff = "d_ff";
+    std::string vocab_size = "vocab_size";
+    std::string d_ff_expert = "moe.d_ff_expert";
+    std::string n_experts = "moe.n_experts";
+    std::string mtp_depth = "mtp_depth";
     std::string n_heads = "n_heads";
     std::string n_kv_heads = "n_kv_heads";
     std::string head_dim = "head_dim";

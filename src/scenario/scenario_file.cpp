@@ -53,6 +53,7 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
         }
     }
     s.seq_len = static_cast<double>(root.positive_int("seq_len"));
+    if (s.seq_len > 1e8) root.fail("seq_len", "at most 1e8 tokens (as --seq-len)");
     const auto seqs = root.optional_positive_int("global_batch_seqs");
     const auto tokens = root.optional_positive_int("global_batch_tokens");
     if (seqs && tokens) root.fail("global_batch_tokens", "give global_batch_seqs or global_batch_tokens, not both");
@@ -61,6 +62,7 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
     if (s.global_batch_seqs != std::floor(s.global_batch_seqs))
         root.fail("global_batch_tokens", "not a whole number of sequences of length " + std::to_string(static_cast<long long>(s.seq_len)));
     file.train_tokens = root.optional_sourced_positive_number("train_tokens").value_or(0.0);
+    if (file.train_tokens > 1e16) root.fail("train_tokens", "at most 1e16 tokens (as --train-tokens)");
 
     auto plan = root.object("plan");
     Plan& p = s.plan;
@@ -91,6 +93,7 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
     p.ep_overlap = plan.boolean("ep_overlap", false);
     p.fp8_dispatch = plan.boolean("fp8_dispatch", false);
     p.mtp_depth = plan.non_negative_int("mtp_depth", 0);
+    if (p.mtp_depth > 16) plan.fail("mtp_depth", "at most 16 modules (as --mtp-depth)");
     if (plan.has("expert_imbalance")) p.expert_imbalance = plan.positive_number("expert_imbalance");
     else plan.allow("expert_imbalance");
     p.offload_optimizer = plan.boolean("offload_optimizer", false);

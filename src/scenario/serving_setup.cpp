@@ -26,6 +26,7 @@ ServedModel load_served_model(const std::string& model, const std::string& hardw
     ServedModel served{resolve_model(model, data_dir), resolve_hardware(hardware, data_dir), resolve_strategy(kServingStrategy, data_dir), {}};
     require_kernel_data(served.hardware.chip);
     served.stack = stack.empty() ? default_stack(served.hardware.chip, true, data_dir) : resolve_stack(stack, data_dir);
+    require_job(served.stack, true, "--stack");
     return served;
 }
 

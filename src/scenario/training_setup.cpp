@@ -97,6 +97,7 @@ TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global
     // (2^32 x 2^32 is 0 in 64 bits) and would divide by zero.
     const std::array<std::pair<const char*, std::int64_t>, 6> given = {
         {{"dp", p.dp}, {"tp", p.tp}, {"pp", p.pp}, {"cp", p.cp}, {"ep", p.ep}, {"fsdp", p.fsdp}}};
+    if (p.ep > 1 && !model.moe) throw InputError(origin, "ep", "expert parallelism on a dense model (" + model.name + " has no experts)");
     for (const auto& [name, degree] : given)
         if (degree < 0 || degree > chips)
             throw InputError(origin, name, std::string(name) + " " + text(degree) + " is not between 1 and the " + text(chips) + " chips");
@@ -222,6 +223,7 @@ TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::
     scenario.seq_len = setup.seq_len;
     scenario.global_batch_seqs = setup.global_batch_seqs;
     scenario.stack = setup.stack ? *setup.stack : default_stack(setup.hardware.chip, false, data_dir);
+    require_job(scenario.stack, false, origin);
     scenario.plan = make_training_plan(p, setup.chips, setup.global_batch_seqs, setup.model, setup.hardware.chip, origin);
     check_moe_dispatch(scenario.stack, p.moe_dispatcher, p.ep_overlap, origin);
     scenario.strategy = resolve_strategy(p.strategy.empty() ? default_strategy_name(p) : p.strategy, data_dir);

@@ -15,6 +15,7 @@ struct Stack {
     std::string name;
     std::string family;  // stacks sharing a code base (NeMo and Megatron-LM run Megatron-Core): the name where none is given
     std::string description;
+    bool trains = true, serves = true;  // the jobs it runs: an inference engine serves only
     // Attention kernel families as the chips' kernels.attention name them, in the stack's order of
     // preference: a chip runs the first it has measurements of (Transformer Engine takes cuDNN's
     // fused attention where it has it, FlashAttention-2 elsewhere).

@@ -19,6 +19,14 @@ Stack load_stack_file(const std::filesystem::path& path) {
     Stack stack;
     std::tie(stack.name, stack.description) = io::read_named(root);
     stack.family = root.has("family") ? root.string("family") : stack.name;
+    if (root.has("jobs")) {
+        const std::vector<std::string> jobs = root.string_list("jobs");
+        for (const std::string& job : jobs)
+            if (job != "training" && job != "serving") root.fail("jobs", "expected training and/or serving, found \"" + job + "\"");
+        if (jobs.empty()) root.fail("jobs", "names no job");
+        stack.trains = std::find(jobs.begin(), jobs.end(), "training") != jobs.end();
+        stack.serves = std::find(jobs.begin(), jobs.end(), "serving") != jobs.end();
+    }
     stack.attention = {root.string("attention")};
     if (root.has("attention_fallback")) {
         for (const std::string& family : root.string_list("attention_fallback")) stack.attention.push_back(family);
@@ -95,6 +103,12 @@ namespace ridgeline {
 
 Stack default_stack(const ChipSpec& chip, bool serving, const std::filesystem::path& data_dir) {
     return resolve_stack(default_stack_name(chip.kind == ChipKind::tpu, serving), data_dir);
+}
+
+void require_job(const Stack& stack, bool serving, const std::string& origin) {
+    if (serving ? stack.serves : stack.trains) return;
+    throw InputError(origin, "stack", stack.name + " is " + (serving ? "a training stack: it does not serve" : "an inference engine: it does not train") +
+                                          " (its file's \"jobs\")");
 }
 
 }  // namespace ridgeline

@@ -16,6 +16,8 @@ namespace ridgeline {
 // The stack a chip runs when none is named (default_stack_name).
 [[nodiscard]] Stack default_stack(const ChipSpec& chip, bool serving, const std::filesystem::path& data_dir);
 [[nodiscard]] std::vector<CatalogEntry> list_stacks(const std::filesystem::path& data_dir);
+// InputError naming `origin`'s stack when the stack does not run that job (vLLM does not train).
+void require_job(const Stack& stack, bool serving, const std::string& origin);
 // InputError naming `origin`'s moe_dispatcher or ep_overlap when the stack lacks what a plan asks.
 void check_moe_dispatch(const Stack& stack, const std::string& dispatcher, bool overlap, const std::string& origin);
 
