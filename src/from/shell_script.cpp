@@ -8,256 +8,21 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "from/shell_lexer.hpp"
 
 namespace ridgeline {
 
 namespace {
 
-// One word as written (quotes and expansions kept), or an array assignment NAME=( items ).
-struct RawWord {
-    std::string text;
-    bool array = false;  // text is "NAME=" or "NAME+="; items are the elements as written
-    std::vector<std::string> items;
-};
-
-// A simple command and what joins it to the one before ("" for a new line or ';', "&&", "||", "|").
-struct Command {
-    std::vector<RawWord> words;
-    std::size_t line = 0;
-    std::string joined_by;
-};
+using shell::at;
+using shell::is_name_char;
+using shell::is_name_start;
+using shell::line_error;
+using shell::Nesting;
+using shell::RawWord;
+using shell::ShellCommand;
 
 constexpr std::size_t kMaxEvalDepth = 16;
-constexpr int kMaxNesting = 64;  // quotes, $( ), ${ } inside each other: deeper is refused, not a stack overflow
-
-// Counts one level of nesting for as long as it lives.
-struct Nesting {
-    Nesting(int& depth, const std::string& file, std::size_t line) : depth_(depth) {
-        if (++depth_ > kMaxNesting) {
-            --depth_;
-            throw InputError(file, "line " + std::to_string(line), "quotes and expansions nested more than " + std::to_string(kMaxNesting) + " deep");
-        }
-    }
-    ~Nesting() { --depth_; }
-    Nesting(const Nesting&) = delete;
-    Nesting& operator=(const Nesting&) = delete;
-    int& depth_;
-};
-
-bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-
-class Lexer {
-public:
-    Lexer(const std::string& text, const std::string& file, std::size_t first_line) : t_(text), file_(file), line_(first_line) {}
-
-    std::vector<Command> commands() {
-        std::vector<Command> out;
-        Command cur{{}, line_, ""};
-        std::string next_join;
-        const auto finish = [&](const std::string& join) {
-            if (!cur.words.empty()) out.push_back(cur);
-            cur = Command{{}, line_, join};
-        };
-        while (i_ < t_.size()) {
-            const char c = t_[i_];
-            if (c == '\\' && peek(1) == '\n') {
-                i_ += 2;
-                ++line_;
-                continue;
-            }
-            if (c == ' ' || c == '\t' || c == '\r') {
-                ++i_;
-                continue;
-            }
-            if (c == '#') {
-                while (i_ < t_.size() && t_[i_] != '\n') ++i_;
-                continue;
-            }
-            if (c == '\n' || c == ';') {
-                if (c == '\n') ++line_;
-                ++i_;
-                finish("");
-                continue;
-            }
-            if ((c == '&' || c == '|') && peek(1) == c) {
-                i_ += 2;
-                finish(std::string(2, c));
-                continue;
-            }
-            if (c == '|' || c == '&') {
-                ++i_;
-                finish(c == '|' ? "|" : "");
-                continue;
-            }
-            if (cur.words.empty()) cur.line = line_;
-            cur.words.push_back(word());
-        }
-        finish("");
-        return out;
-    }
-
-private:
-    char peek(std::size_t ahead) const { return i_ + ahead < t_.size() ? t_[i_ + ahead] : '\0'; }
-
-    [[noreturn]] void fail(std::size_t line, const std::string& what) const {
-        throw InputError(file_, "line " + std::to_string(line), what);
-    }
-
-    // Copies a quoted or bracketed span starting at i_ into `out`, nested spans included.
-    void span(std::string& out) {
-        const std::size_t start_line = line_;
-        const Nesting nested(nesting_, file_, start_line);
-        const char open = t_[i_];
-        if (open == '\'') {
-            const std::size_t close = t_.find('\'', i_ + 1);
-            if (close == std::string::npos) fail(start_line, "a quote (') is not closed");
-            count_lines(i_, close);
-            out += t_.substr(i_, close + 1 - i_);
-            i_ = close + 1;
-            return;
-        }
-        if (open == '`') {
-            const std::size_t close = t_.find('`', i_ + 1);
-            if (close == std::string::npos) fail(start_line, "a backquote (`) is not closed");
-            count_lines(i_, close);
-            out += t_.substr(i_, close + 1 - i_);
-            i_ = close + 1;
-            return;
-        }
-        // "...", $( ... ), ${ ... }: to the matching close, nested quotes and brackets skipped.
-        const char close = open == '"' ? '"' : (t_[i_ + 1] == '(' ? ')' : '}');
-        out += t_[i_++];
-        if (open == '$') out += t_[i_++];
-        int depth = 1;
-        while (i_ < t_.size()) {
-            const char c = t_[i_];
-            if (c == '\\' && i_ + 1 < t_.size()) {
-                if (t_[i_ + 1] == '\n') ++line_;
-                out += t_.substr(i_, 2);
-                i_ += 2;
-                continue;
-            }
-            if (c == close) {
-                if (--depth == 0) {
-                    out += c;
-                    ++i_;
-                    return;
-                }
-            }
-            if (c == '\n') ++line_;
-            if (close != '"' && (c == '\'' || c == '"' || c == '`')) {
-                span(out);
-                continue;
-            }
-            if (c == '$' && (peek(1) == '(' || peek(1) == '{')) {
-                span(out);
-                continue;
-            }
-            if (close == ')' && c == '(') ++depth;
-            out += c;
-            ++i_;
-        }
-        fail(start_line, open == '"' ? "a quote (\") is not closed" : "a $( or ${ is not closed");
-    }
-
-    void count_lines(std::size_t from, std::size_t to) { line_ += static_cast<std::size_t>(std::count(t_.begin() + from, t_.begin() + to, '\n')); }
-
-    static bool assignment_prefix(const std::string& w) {
-        if (w.empty() || !is_name_start(w[0])) return false;
-        std::size_t k = 1;
-        while (k < w.size() && is_name_char(w[k])) ++k;
-        if (k < w.size() && w[k] == '+') ++k;
-        return k + 1 == w.size() && w[k] == '=';
-    }
-
-    RawWord word() {
-        RawWord w;
-        while (i_ < t_.size()) {
-            const char c = t_[i_];
-            if (c == '\\' && i_ + 1 < t_.size()) {
-                if (t_[i_ + 1] == '\n') {
-                    i_ += 2;
-                    ++line_;
-                    continue;
-                }
-                w.text += t_.substr(i_, 2);
-                i_ += 2;
-                continue;
-            }
-            if (c == '\'' || c == '"' || c == '`' || (c == '$' && (peek(1) == '(' || peek(1) == '{'))) {
-                span(w.text);
-                continue;
-            }
-            if (c == '(' && assignment_prefix(w.text)) {
-                ++i_;
-                w.array = true;
-                w.items = array_items();
-                return w;
-            }
-            // '&' of a redirection (2>&1) belongs to the word.
-            if ((c == '&' && !w.text.empty() && (w.text.back() == '>' || w.text.back() == '<'))) {
-                w.text += c;
-                ++i_;
-                continue;
-            }
-            if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == '&' || c == '|') break;
-            w.text += c;
-            ++i_;
-        }
-        return w;
-    }
-
-    std::vector<std::string> array_items() {
-        const std::size_t start_line = line_;
-        std::vector<std::string> items;
-        while (i_ < t_.size()) {
-            const char c = t_[i_];
-            if (c == '\\' && peek(1) == '\n') {
-                i_ += 2;
-                ++line_;
-                continue;
-            }
-            if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-                if (c == '\n') ++line_;
-                ++i_;
-                continue;
-            }
-            if (c == '#') {
-                while (i_ < t_.size() && t_[i_] != '\n') ++i_;
-                continue;
-            }
-            if (c == ')') {
-                ++i_;
-                return items;
-            }
-            std::string item;
-            while (i_ < t_.size()) {
-                const char d = t_[i_];
-                if (d == ' ' || d == '\t' || d == '\r' || d == '\n' || d == ')') break;
-                if (d == '\\' && i_ + 1 < t_.size()) {
-                    item += t_.substr(i_, 2);
-                    i_ += 2;
-                    continue;
-                }
-                if (d == '\'' || d == '"' || d == '`' || (d == '$' && (peek(1) == '(' || peek(1) == '{'))) {
-                    span(item);
-                    continue;
-                }
-                item += d;
-                ++i_;
-            }
-            items.push_back(item);
-        }
-        fail(start_line, "an array's '(' is not closed");
-    }
-
-    const std::string& t_;
-    const std::string& file_;
-    std::size_t i_ = 0;
-    std::size_t line_;
-    int nesting_ = 0;
-};
 
 // A value as the script would hold it: known text, or unknown and why.
 struct Value {
@@ -292,14 +57,13 @@ public:
     explicit Interpreter(const std::string& file) : file_(file) {}
 
     void run(const std::string& text, std::size_t first_line, std::size_t depth) {
-        if (depth > kMaxEvalDepth) throw InputError(file_, "line " + std::to_string(first_line), "eval nested too deeply");
-        Lexer lexer(text, file_, first_line);
-        for (const Command& c : lexer.commands()) execute(c, depth);
+        if (depth > kMaxEvalDepth) throw line_error(file_, first_line, "eval nested too deeply");
+        for (const ShellCommand& c : shell::lex(text, file_, first_line)) execute(c, depth);
     }
 
     LaunchCommand result() const {
         if (!frames_.empty())
-            throw InputError(file_, "line " + std::to_string(frames_.back().line), "this " + frames_.back().kind + " is not closed");
+            throw line_error(file_, frames_.back().line, "this " + frames_.back().kind + " is not closed");
         if (launches_.empty()) {
             std::string sourced;
             for (const std::string& s : sourced_) sourced += "; " + s;
@@ -315,9 +79,12 @@ public:
     }
 
 private:
-    Runs runs() const {
+    // Whether commands run here: for sure, not at all, or maybe (the frames outside `inner` only,
+    // when given: an if's own test runs whatever branch it picks).
+    Runs runs(const Frame* inner = nullptr) const {
         Runs r = Runs::yes;
         for (const Frame& f : frames_) {
+            if (&f == inner) break;
             if (f.runs == Runs::no) return Runs::no;
             if (f.runs == Runs::maybe) r = Runs::maybe;
         }
@@ -328,7 +95,6 @@ private:
             if (f.runs == Runs::maybe) return f.line;
         return 0;
     }
-    std::string at(std::size_t line) const { return "line " + std::to_string(line); }
 
     // ---- expansion ---------------------------------------------------------------------------
     Value lookup(const std::string& name, std::size_t line) const {
@@ -766,7 +532,7 @@ private:
         f.in_condition = false;
     }
 
-    void execute(const Command& c, std::size_t depth) {
+    void execute(const ShellCommand& c, std::size_t depth) {
         std::vector<RawWord> words = c.words;
         // Keywords that open or close a block, then the rest of the command.
         while (!words.empty() && !words.front().array) {
@@ -816,7 +582,7 @@ private:
         if (!frames_.empty() && frames_.back().kind == "if" && frames_.back().in_condition) {
             Frame& f = frames_.back();
             std::vector<ShellWord> expanded;
-            if (runs_outside(f) != Runs::no)
+            if (runs(&f) != Runs::no)
                 for (const RawWord& w : words)
                     for (ShellWord& x : expand(w.text, c.line)) expanded.push_back(std::move(x));
             const std::optional<bool> t = test(expanded);
@@ -836,17 +602,7 @@ private:
         simple_command(words, c.line, depth);
     }
 
-    Runs runs_outside(const Frame& inner) const {
-        Runs r = Runs::yes;
-        for (const Frame& f : frames_) {
-            if (&f == &inner) break;
-            if (f.runs == Runs::no) return Runs::no;
-            if (f.runs == Runs::maybe) r = Runs::maybe;
-        }
-        return r;
-    }
-
-    [[noreturn]] void fail(std::size_t line, const std::string& why) const { throw InputError(file_, at(line), why); }
+    [[noreturn]] void fail(std::size_t line, const std::string& why) const { throw line_error(file_, line, why); }
 
     void simple_command(std::vector<RawWord> words, std::size_t line, std::size_t depth) {
         static const std::set<std::string> declarations = {"export", "declare", "typeset", "local", "readonly"};

@@ -1,0 +1,231 @@
+#include "from/shell_lexer.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace ridgeline::shell {
+
+std::string at(std::size_t line) { return "line " + std::to_string(line); }
+InputError line_error(const std::string& file, std::size_t line, const std::string& why) { return InputError(file, at(line), why); }
+bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+namespace {
+
+class Lexer {
+public:
+    Lexer(const std::string& text, const std::string& file, std::size_t first_line) : t_(text), file_(file), line_(first_line) {}
+
+    std::vector<ShellCommand> commands() {
+        std::vector<ShellCommand> out;
+        ShellCommand cur{{}, line_, ""};
+        std::string next_join;
+        const auto finish = [&](const std::string& join) {
+            if (!cur.words.empty()) out.push_back(cur);
+            cur = ShellCommand{{}, line_, join};
+        };
+        while (i_ < t_.size()) {
+            const char c = t_[i_];
+            if (c == '\\' && peek(1) == '\n') {
+                i_ += 2;
+                ++line_;
+                continue;
+            }
+            if (c == ' ' || c == '\t' || c == '\r') {
+                ++i_;
+                continue;
+            }
+            if (c == '#') {
+                while (i_ < t_.size() && t_[i_] != '\n') ++i_;
+                continue;
+            }
+            if (c == '\n' || c == ';') {
+                if (c == '\n') ++line_;
+                ++i_;
+                finish("");
+                continue;
+            }
+            if ((c == '&' || c == '|') && peek(1) == c) {
+                i_ += 2;
+                finish(std::string(2, c));
+                continue;
+            }
+            if (c == '|' || c == '&') {
+                ++i_;
+                finish(c == '|' ? "|" : "");
+                continue;
+            }
+            if (cur.words.empty()) cur.line = line_;
+            cur.words.push_back(word());
+        }
+        finish("");
+        return out;
+    }
+
+private:
+    char peek(std::size_t ahead) const { return i_ + ahead < t_.size() ? t_[i_ + ahead] : '\0'; }
+
+    [[noreturn]] void fail(std::size_t line, const std::string& what) const { throw line_error(file_, line, what); }
+
+    // Copies a quoted or bracketed span starting at i_ into `out`, nested spans included.
+    void span(std::string& out) {
+        const std::size_t start_line = line_;
+        const Nesting nested(nesting_, file_, start_line);
+        const char open = t_[i_];
+        if (open == '\'') {
+            const std::size_t close = t_.find('\'', i_ + 1);
+            if (close == std::string::npos) fail(start_line, "a quote (') is not closed");
+            count_lines(i_, close);
+            out += t_.substr(i_, close + 1 - i_);
+            i_ = close + 1;
+            return;
+        }
+        if (open == '`') {
+            const std::size_t close = t_.find('`', i_ + 1);
+            if (close == std::string::npos) fail(start_line, "a backquote (`) is not closed");
+            count_lines(i_, close);
+            out += t_.substr(i_, close + 1 - i_);
+            i_ = close + 1;
+            return;
+        }
+        // "...", $( ... ), ${ ... }: to the matching close, nested quotes and brackets skipped.
+        const char close = open == '"' ? '"' : (t_[i_ + 1] == '(' ? ')' : '}');
+        out += t_[i_++];
+        if (open == '$') out += t_[i_++];
+        int depth = 1;
+        while (i_ < t_.size()) {
+            const char c = t_[i_];
+            if (c == '\\' && i_ + 1 < t_.size()) {
+                if (t_[i_ + 1] == '\n') ++line_;
+                out += t_.substr(i_, 2);
+                i_ += 2;
+                continue;
+            }
+            if (c == close) {
+                if (--depth == 0) {
+                    out += c;
+                    ++i_;
+                    return;
+                }
+            }
+            if (c == '\n') ++line_;
+            if (close != '"' && (c == '\'' || c == '"' || c == '`')) {
+                span(out);
+                continue;
+            }
+            if (c == '$' && (peek(1) == '(' || peek(1) == '{')) {
+                span(out);
+                continue;
+            }
+            if (close == ')' && c == '(') ++depth;
+            out += c;
+            ++i_;
+        }
+        fail(start_line, open == '"' ? "a quote (\") is not closed" : "a $( or ${ is not closed");
+    }
+
+    void count_lines(std::size_t from, std::size_t to) { line_ += static_cast<std::size_t>(std::count(t_.begin() + from, t_.begin() + to, '\n')); }
+
+    static bool assignment_prefix(const std::string& w) {
+        if (w.empty() || !is_name_start(w[0])) return false;
+        std::size_t k = 1;
+        while (k < w.size() && is_name_char(w[k])) ++k;
+        if (k < w.size() && w[k] == '+') ++k;
+        return k + 1 == w.size() && w[k] == '=';
+    }
+
+    RawWord word() {
+        RawWord w;
+        while (i_ < t_.size()) {
+            const char c = t_[i_];
+            if (c == '\\' && i_ + 1 < t_.size()) {
+                if (t_[i_ + 1] == '\n') {
+                    i_ += 2;
+                    ++line_;
+                    continue;
+                }
+                w.text += t_.substr(i_, 2);
+                i_ += 2;
+                continue;
+            }
+            if (c == '\'' || c == '"' || c == '`' || (c == '$' && (peek(1) == '(' || peek(1) == '{'))) {
+                span(w.text);
+                continue;
+            }
+            if (c == '(' && assignment_prefix(w.text)) {
+                ++i_;
+                w.array = true;
+                w.items = array_items();
+                return w;
+            }
+            // '&' of a redirection (2>&1) belongs to the word.
+            if ((c == '&' && !w.text.empty() && (w.text.back() == '>' || w.text.back() == '<'))) {
+                w.text += c;
+                ++i_;
+                continue;
+            }
+            if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == '&' || c == '|') break;
+            w.text += c;
+            ++i_;
+        }
+        return w;
+    }
+
+    std::vector<std::string> array_items() {
+        const std::size_t start_line = line_;
+        std::vector<std::string> items;
+        while (i_ < t_.size()) {
+            const char c = t_[i_];
+            if (c == '\\' && peek(1) == '\n') {
+                i_ += 2;
+                ++line_;
+                continue;
+            }
+            if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+                if (c == '\n') ++line_;
+                ++i_;
+                continue;
+            }
+            if (c == '#') {
+                while (i_ < t_.size() && t_[i_] != '\n') ++i_;
+                continue;
+            }
+            if (c == ')') {
+                ++i_;
+                return items;
+            }
+            std::string item;
+            while (i_ < t_.size()) {
+                const char d = t_[i_];
+                if (d == ' ' || d == '\t' || d == '\r' || d == '\n' || d == ')') break;
+                if (d == '\\' && i_ + 1 < t_.size()) {
+                    item += t_.substr(i_, 2);
+                    i_ += 2;
+                    continue;
+                }
+                if (d == '\'' || d == '"' || d == '`' || (d == '$' && (peek(1) == '(' || peek(1) == '{'))) {
+                    span(item);
+                    continue;
+                }
+                item += d;
+                ++i_;
+            }
+            items.push_back(item);
+        }
+        fail(start_line, "an array's '(' is not closed");
+    }
+
+    const std::string& t_;
+    const std::string& file_;
+    std::size_t i_ = 0;
+    std::size_t line_;
+    int nesting_ = 0;
+};
+
+}  // namespace
+
+std::vector<ShellCommand> lex(const std::string& text, const std::string& file, std::size_t first_line) {
+    return Lexer(text, file, first_line).commands();
+}
+
+}  // namespace ridgeline::shell
