@@ -151,6 +151,7 @@ def main():
     record = next(r for r in runs["records"] if r["hardware"]["accelerator"] == "h100-sxm" and r["model"]["moe"] is None)
     moe_record = next(r for r in runs["records"] if r["model"]["moe"] is not None)
     tpu_record = next(r for r in runs["records"] if r["hardware"]["accelerator"].startswith("tpu"))
+    serve_record = load("tests", "data", "runs", "published-serve-records.json")["records"][1]
     one = lambda r: {"schema": runs["schema"], "records": [r]}
     for name, base, edits, field in [
         ("run-kv-heads-above-heads.json", record, [("model.kv_heads", record["model"]["heads"] * 4)], "kv_heads"),
@@ -162,6 +163,8 @@ def main():
         ("run-dispatcher-unknown.json", moe_record, [("plan.moe_dispatcher", "carrier-pigeon")], "moe_dispatcher"),
         ("run-recompute-module-unknown.json", moe_record, [("plan.recompute", "selective"), ("plan.recompute_modules", ["core_attn", "everything"])], "recompute_modules"),
         ("run-recompute-modules-full.json", record, [("plan.recompute", "full"), ("plan.recompute_modules", ["core_attn"])], "recompute_modules"),
+        ("run-layers-3e9.json", record, [("model.layers", 3000000000)], "model.layers"),
+        ("run-serve-input-2.5e9.json", serve_record, [("workload.input_len", 2500000000), ("workload.seq_len", 2500000500)], "workload.seq_len"),
     ]:
         case(name, one(base), [("records.0." + k, v) for k, v in edits], "validate {file}", [name, field])
 

@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "model/plausible_sizes.hpp"
 #include "cli/commands.hpp"
 #include "model/model_catalog.hpp"
 #include "model/model_summary.hpp"
@@ -20,7 +21,7 @@ void add_model_command(CLI::App& app, const GlobalOptions& options) {
     command->add_option("model", flags->model, "model name (see `ridgeline models`), model file or HF config.json")
         ->required();
     command->add_option("--seq-len", flags->seq_len, "sequence length for attention FLOPs, KV and activations")
-        ->check(CLI::Range(1.0, 1e8));
+        ->check(CLI::Range(1.0, kMaxSequenceTokens));
     command->add_flag("--json", flags->json, "print one JSON document (schema ridgeline.model/1)");
     command->callback([flags, &options] {
         const ModelSpec model = resolve_model(flags->model, options.data_dir);

@@ -2,6 +2,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "model/plausible_sizes.hpp"
 #include "cli/commands.hpp"
 #include "cli/what_if.hpp"
 #include "stack/stack_file.hpp"
@@ -71,7 +72,7 @@ void add_roofline_command(CLI::App& app, const GlobalOptions& options) {
         ->check(CLI::IsMember({"training", "prefill", "decode"}));
     command->add_option("--batch", flags->batch, "with --model: sequences in the batch")->check(CLI::Range(1.0, 1e9));
     command->add_option("--seq-len", flags->seq_len, "with --model: tokens per sequence (decode: context length)")
-        ->check(CLI::Range(1.0, 1e8));
+        ->check(CLI::Range(1.0, kMaxSequenceTokens));
     command->add_option("--kv-dtype", flags->kv_dtype, "with --model --phase decode: KV cache dtype");
     command->add_option("--stack", flags->stack, "software stack for --model's predicted times (default: the chip's, for the phase)");
     command->add_flag("--json", flags->json, "print one JSON document (schema ridgeline.roofline/1)");

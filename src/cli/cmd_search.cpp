@@ -1,6 +1,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "model/plausible_sizes.hpp"
 #include "model/recompute_catalog.hpp"
 #include "app/search_train.hpp"
 #include "cli/commands.hpp"
@@ -132,7 +133,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     add_progress_flag(*c, f->progress);
     c->add_option("--topology", f->topology, "a custom topology file (ridgeline.topology/1) instead of --hardware");
     c->add_option("--nodes", f->nodes, "scale-out domains (DGX nodes, TPU slices); default derived");
-    c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, 1e8));
+    c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, kMaxSequenceTokens));
     c->add_option("--global-batch-tokens", f->global_batch_tokens, "tokens per optimizer step")->check(CLI::Range(1.0, 1e13));
     c->add_option("--global-batch-seqs", f->global_batch_seqs, "sequences per optimizer step")
         ->check(CLI::Range(1.0, 1e12))
@@ -171,7 +172,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     c->add_option("--expert-imbalance", f->expert_imbalance, "busiest expert rank's routed tokens over the mean (default 1)")
         ->check(CLI::Range(1.0, 1e6));
     c->add_option("--mtp-depth", f->mtp_depth, "multi-token prediction modules trained beside the model")
-        ->check(CLI::Range(std::int64_t{0}, std::int64_t{16}));
+        ->check(CLI::Range(std::int64_t{0}, kMaxMtpDepth));
     add_what_if_flags(*c, f->what_if);
     add_memory_margin_flag(*c, f->what_if);
     add_emit_flags(*c, f->emit, EmitJob::training, true);

@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "model/plausible_sizes.hpp"
 #include "cli/commands.hpp"
 #include "cli/emit_flags.hpp"
 #include "cli/html_flag.hpp"
@@ -29,8 +30,8 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
     c->add_option("--model", f->model, "model name, model file or HF config.json")->required();
     c->add_option("--hardware", f->hardware, "system or chip")->required();
     c->add_option("--chips", f->chips, "chip count, or a range such as 8..64 (powers of two in it)")->capture_default_str();
-    c->add_option("--input-len", f->input_len, "prompt tokens per request")->required()->check(CLI::Range(1.0, 1e8));
-    c->add_option("--output-len", f->output_len, "generated tokens per request")->required()->check(CLI::Range(1.0, 1e8));
+    c->add_option("--input-len", f->input_len, "prompt tokens per request")->required()->check(CLI::Range(1.0, kMaxSequenceTokens));
+    c->add_option("--output-len", f->output_len, "generated tokens per request")->required()->check(CLI::Range(1.0, kMaxSequenceTokens));
     c->add_option("--slo-ttft-ms", f->slo_ttft_ms, "time-to-first-token limit in milliseconds")->required()->check(CLI::Range(1e-6, 1e9));
     c->add_option("--slo-tpot-ms", f->slo_tpot_ms, "time-per-output-token limit in milliseconds")->required()->check(CLI::Range(1e-6, 1e9));
     c->add_option("--objective", f->objective, "cost (per million output tokens) or throughput (tokens/s per chip)")

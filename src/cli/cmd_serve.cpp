@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "model/plausible_sizes.hpp"
 #include "cli/commands.hpp"
 #include "cli/emit_flags.hpp"
 #include "cli/html_flag.hpp"
@@ -33,8 +34,8 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--chips", f->chips, "chips in the deployment")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000}));
     c->add_option("--batch", f->batch, "sequences decoded together (whole deployment), or a range such as 1..512 for the latency-throughput curve")
         ->capture_default_str();
-    c->add_option("--input-len", f->input_len, "prompt tokens per request")->required()->check(CLI::Range(1.0, 1e8));
-    c->add_option("--output-len", f->output_len, "generated tokens per request")->required()->check(CLI::Range(1.0, 1e8));
+    c->add_option("--input-len", f->input_len, "prompt tokens per request")->required()->check(CLI::Range(1.0, kMaxSequenceTokens));
+    c->add_option("--output-len", f->output_len, "generated tokens per request")->required()->check(CLI::Range(1.0, kMaxSequenceTokens));
     c->add_option("--weights-dtype", f->weights, "bf16, fp8, int8 or int4")->capture_default_str();
     c->add_option("--kv-dtype", f->kv, "bf16, fp8 or int8")->capture_default_str();
     c->add_option("--tp", f->tp, "tensor-parallel degree")->check(CLI::PositiveNumber);

@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "model/plausible_sizes.hpp"
 #include "accuracy/residuals_file.hpp"
 #include "accuracy/training_interval.hpp"
 #include "cli/commands.hpp"
@@ -48,7 +49,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--chips", f->chips, "chips in the job")->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
     c->add_option("--topology", f->topology, "a custom topology file (ridgeline.topology/1): its chip and cluster replace --hardware");
     c->add_option("--nodes", f->nodes, "scale-out domains (DGX nodes, NVL72 racks, TPU slices); default derived");
-    c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, 1e8));
+    c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, kMaxSequenceTokens));
     c->add_option("--global-batch-tokens", f->global_batch_tokens, "tokens per optimizer step")->check(CLI::Range(1.0, 1e13));
     c->add_option("--global-batch-seqs", f->global_batch_seqs, "sequences per optimizer step")
         ->check(CLI::Range(1.0, 1e12))
@@ -76,7 +77,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--expert-imbalance", f->plan.expert_imbalance, "busiest expert rank's routed tokens over the mean (default 1: balanced routing)")
         ->check(CLI::Range(1.0, 1e6));
     c->add_option("--mtp-depth", f->plan.mtp_depth, "multi-token prediction modules trained beside the model (DeepSeek-V3: 1)")
-        ->check(CLI::Range(std::int64_t{0}, std::int64_t{16}));
+        ->check(CLI::Range(std::int64_t{0}, kMaxMtpDepth));
     add_switch(*c, "--ep-overlap", f->ep_overlap, "hide the expert all-to-all under another micro-batch's compute (where the stack can)");
     add_switch(*c, "--fp8-dispatch", f->fp8_dispatch, "routed tokens cross the expert all-to-all in fp8, the combine in bf16 (DeepEP, with --precision fp8)");
     add_switch(*c, "--overlap", f->overlap, "overlap data-parallel communication with compute (default on)");

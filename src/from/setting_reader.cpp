@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "io/quantity_text.hpp"
+#include "model/plausible_sizes.hpp"
 
 namespace ridgeline {
 
@@ -34,7 +35,7 @@ std::int64_t SettingReader::whole(const std::string& id, std::int64_t min) const
     if (value != std::floor(value) || value < static_cast<double>(min) || value > 1e12)
         fail(id, "expected a whole number of at least " + std::to_string(min) + ", found \"" + s.at(id) + "\"");
     // The command line's own bounds (--seq-len, --micro-batch): a file may not go past them.
-    static const std::map<std::string, double> at_most = {{"seq_len", 1e8}, {"micro_batch", 1e9}};
+    static const std::map<std::string, double> at_most = {{"seq_len", kMaxSequenceTokens}, {"micro_batch", 1e9}};
     if (const auto it = at_most.find(id); it != at_most.end() && value > it->second)
         fail(id, s.at(id) + " is past the most Ridgeline takes (" + std::to_string(static_cast<long long>(it->second)) + ")");
     return static_cast<std::int64_t>(value);

@@ -1,27 +1,26 @@
 #include "model/model_validation.hpp"
 
 #include "core/error.hpp"
+#include "model/plausible_sizes.hpp"
 
 namespace ridgeline {
 
 void validate_model(const ModelSpec& model, const std::string& origin, const ModelFieldNames& names) {
     const auto text = [](std::int64_t value) { return std::to_string(value); };
-    // About 100x the largest published model in each dimension (layers 126 in LLaMA 3 405B, width
-    // 25,600 and experts 384 in Kimi K2, FFN 73,728 in PaLM 540B, vocabulary 262,144 in Gemma 3).
     const auto at_most = [&](std::int64_t value, std::int64_t limit, const std::string& field) {
         if (value > limit)
             throw InputError(origin, field, text(value) + " is implausible (at most " + text(limit) + ": about 100x the largest model published)");
     };
-    at_most(model.n_layers, 20'000, names.n_layers);
-    at_most(model.d_model, 4'000'000, names.d_model);
-    at_most(model.d_ff, 16'000'000, names.d_ff);
-    at_most(model.vocab_size, 64'000'000, names.vocab_size);
-    at_most(model.n_heads, 100'000, names.n_heads);
-    at_most(model.head_dim, 100'000, names.head_dim);
-    at_most(model.mtp_depth, 1'000, names.mtp_depth);
+    at_most(model.n_layers, kMaxLayers, names.n_layers);
+    at_most(model.d_model, kMaxWidth, names.d_model);
+    at_most(model.d_ff, kMaxFfnWidth, names.d_ff);
+    at_most(model.vocab_size, kMaxVocabulary, names.vocab_size);
+    at_most(model.n_heads, kMaxHeads, names.n_heads);
+    at_most(model.head_dim, kMaxHeads, names.head_dim);
+    at_most(model.mtp_depth, kMaxMtpDepth, names.mtp_depth);
     if (model.moe) {
-        at_most(model.moe->n_experts, 100'000, names.n_experts);
-        at_most(model.moe->d_ff_expert, 16'000'000, names.d_ff_expert);
+        at_most(model.moe->n_experts, kMaxExperts, names.n_experts);
+        at_most(model.moe->d_ff_expert, kMaxFfnWidth, names.d_ff_expert);
     }
     if (model.n_kv_heads > model.n_heads || model.n_heads % model.n_kv_heads != 0)
         throw InputError(origin, names.n_kv_heads,

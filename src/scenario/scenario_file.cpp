@@ -8,6 +8,7 @@
 #include "io/json_reader.hpp"
 #include "stack/stack_file.hpp"
 #include "model/model_catalog.hpp"
+#include "model/plausible_sizes.hpp"
 #include "model/recompute_catalog.hpp"
 
 namespace ridgeline {
@@ -53,7 +54,7 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
         }
     }
     s.seq_len = static_cast<double>(root.positive_int("seq_len"));
-    if (s.seq_len > 1e8) root.fail("seq_len", "at most 1e8 tokens (as --seq-len)");
+    if (s.seq_len > kMaxSequenceTokens) root.fail("seq_len", "at most 1e8 tokens (as --seq-len)");
     const auto seqs = root.optional_positive_int("global_batch_seqs");
     const auto tokens = root.optional_positive_int("global_batch_tokens");
     if (seqs && tokens) root.fail("global_batch_tokens", "give global_batch_seqs or global_batch_tokens, not both");
@@ -93,7 +94,7 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
     p.ep_overlap = plan.boolean("ep_overlap", false);
     p.fp8_dispatch = plan.boolean("fp8_dispatch", false);
     p.mtp_depth = plan.non_negative_int("mtp_depth", 0);
-    if (p.mtp_depth > 16) plan.fail("mtp_depth", "at most 16 modules (as --mtp-depth)");
+    if (p.mtp_depth > kMaxMtpDepth) plan.fail("mtp_depth", "at most " + std::to_string(kMaxMtpDepth) + " modules (as --mtp-depth)");
     if (plan.has("expert_imbalance")) p.expert_imbalance = plan.positive_number("expert_imbalance");
     else plan.allow("expert_imbalance");
     p.offload_optimizer = plan.boolean("offload_optimizer", false);

@@ -2,6 +2,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "model/plausible_sizes.hpp"
 #include "model/recompute_catalog.hpp"
 #include "io/json_reader.hpp"
 #include "validation/run_record.hpp"
@@ -47,12 +48,12 @@ public:
         }
         return value;
     }
-    std::int64_t count(const std::string& key, std::int64_t minimum = 1) {
+    std::int64_t count(const std::string& key, std::int64_t minimum = 1, std::int64_t maximum = 1'000'000'000'000) {
         const auto& v = at(key);
         if (!v.is_number_integer()) fail(key, "expected a whole number");
         const auto value = v.get<std::int64_t>();
         if (value < minimum) fail(key, "expected at least " + std::to_string(minimum));
-        if (value > 1'000'000'000'000) fail(key, "out of range");
+        if (value > maximum) fail(key, std::to_string(value) + " is implausible (at most " + std::to_string(maximum) + ")");
         return value;
     }
     std::optional<std::int64_t> count_or_null(const std::string& key, std::int64_t minimum = 1) {
@@ -125,13 +126,13 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
     {
         Fields m = f.object("model");
         r.model_name = m.text("name");
-        r.layers = m.count("layers");
-        r.d_model = m.count("d_model");
-        r.heads = m.count("heads");
-        r.kv_heads = m.count("kv_heads");
-        r.head_dim = m.count("head_dim");
-        r.d_ff = m.count("d_ff");
-        r.vocab = m.count("vocab");
+        r.layers = m.count("layers", 1, kMaxLayers);
+        r.d_model = m.count("d_model", 1, kMaxWidth);
+        r.heads = m.count("heads", 1, kMaxHeads);
+        r.kv_heads = m.count("kv_heads", 1, kMaxHeads);
+        r.head_dim = m.count("head_dim", 1, kMaxHeads);
+        r.d_ff = m.count("d_ff", 1, kMaxFfnWidth);
+        r.vocab = m.count("vocab", 1, kMaxVocabulary);
         r.gated_mlp = m.flag("gated_mlp");
         r.tied_embeddings = m.flag_or_null("tied_embeddings");
         r.attention = m.choice("attention", {"mha", "gqa", "mqa", "mla"});
@@ -155,9 +156,9 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
         if (!m.is_null("moe")) {
             Fields e = m.object("moe");
             RunRecordMoe moe;
-            moe.experts = e.count("experts");
+            moe.experts = e.count("experts", 1, kMaxExperts);
             moe.top_k = e.count("top_k");
-            moe.d_ff_expert = e.count("d_ff_expert");
+            moe.d_ff_expert = e.count("d_ff_expert", 1, kMaxFfnWidth);
             moe.shared_experts = e.count("shared_experts", 0);
             moe.dense_layers = e.count("dense_layers", 0);
             moe.layer_freq = e.count("layer_freq");
@@ -185,13 +186,14 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
     }
     {
         Fields w = f.object("workload");
-        r.seq_len = w.count("seq_len");
+        constexpr auto kMaxTokens = static_cast<std::int64_t>(kMaxSequenceTokens);
+        r.seq_len = w.count("seq_len", 1, kMaxTokens);
         r.global_batch_seqs = w.count_or_null("global_batch_seqs");
         r.global_batch_tokens = w.count_or_null("global_batch_tokens");
         r.micro_batch_seqs = w.count_or_null("micro_batch_seqs");
         if (r.kind == "serve") {
-            r.input_len = w.count("input_len");
-            r.output_len = w.count("output_len");
+            r.input_len = w.count("input_len", 1, kMaxTokens);
+            r.output_len = w.count("output_len", 1, kMaxTokens);
             r.concurrency = w.count_or_null("concurrency");
         }
         w.finish();
