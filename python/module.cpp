@@ -11,6 +11,7 @@
 #include <pybind11/stl.h>
 
 #include "cli/app.hpp"
+#include "cli/interrupt.hpp"
 
 #ifndef RIDGELINE_DEFAULT_DATA_DIR
 #define RIDGELINE_DEFAULT_DATA_DIR "."
@@ -58,6 +59,12 @@ Captured run(const std::vector<std::string>& args) {
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "Ridgeline's commands, run in-process (use the ridgeline package)";
+    // Long commands poll this between units of work: Python's signal handlers run (on the main
+    // thread, where the call runs), and a pending KeyboardInterrupt stops the command.
+    ridgeline::cli::set_interrupt_check([] {
+        const py::gil_scoped_acquire acquire;
+        return PyErr_CheckSignals() != 0;
+    });
     m.def(
         "run",
         [](const std::vector<std::string>& args) {
@@ -66,6 +73,9 @@ PYBIND11_MODULE(_core, m) {
                 const py::gil_scoped_release release;  // long searches leave Python free
                 captured = run(args);
             }
+            // Ctrl-C during the call: the command stopped at its next progress report (the check
+            // below ran Python's handler, which left KeyboardInterrupt set); raise it here.
+            if (PyErr_Occurred() != nullptr) throw py::error_already_set();
             return py::make_tuple(captured.exit_code, py::bytes(captured.out), captured.error);
         },
         "run(args) -> (exit code, what the command printed, the error line)");

@@ -5,9 +5,12 @@ TypeError, and a value of the wrong type raises InputError naming the argument.
 usage: test_python.py BUILD_DIR (the package is BUILD_DIR/python, the executable BUILD_DIR/ridgeline)"""
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
 
 BUILD = os.path.abspath(sys.argv.pop(1))
@@ -75,6 +78,19 @@ class SameAsTheCommandLine(unittest.TestCase):
                                                 slo_ttft_ms=500, slo_tpot_ms=50),
                    ["search", "serve", "--model", "llama3-8b", "--hardware", "dgx-h100", "--chips", "8", "--input-len", "1024",
                     "--output-len", "256", "--slo-ttft-ms", "500", "--slo-tpot-ms", "50"])
+
+    def test_ctrl_c_stops_a_long_search(self):
+        # DeepSeek-V3 on 2,048 H100s is a search of ~30 s; SIGINT after 1 s must end it with
+        # KeyboardInterrupt at its next unit of work, not when the search is done.
+        timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+        start = time.monotonic()
+        timer.start()
+        with self.assertRaises(KeyboardInterrupt):
+            ridgeline.search_train(model="deepseek-v3", hardware="dgx-h100", chips=2048)
+        timer.join()
+        self.assertLess(time.monotonic() - start, 10)
+        # and the module still runs the next call
+        self.assertEqual(ridgeline.model(model="llama3-8b")["model"]["name"], "llama3-8b")
 
     def test_validate(self):
         runs = os.path.join(ROOT, "tests/data/runs/published-runs-dev.json")

@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/emit_flags.hpp"
 #include "cli/html_flag.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/operations_flags.hpp"
 #include "cli/progress.hpp"
 #include "cli/switches.hpp"
@@ -253,6 +254,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         // Past the limit the search stops (a refusal, exit 2): a partial search has no best plan.
         const auto started = std::chrono::steady_clock::now();
         const auto within_time_limit = [started, limit_s = f->time_limit_s](double share) {
+            stop_if_interrupted();
             const double elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
             if (elapsed_s > limit_s)
                 throw InputError("--time-limit", "", "the search ran past " + report::fixed(limit_s, 0) + " s with " + report::fixed(100.0 * share, 0) +

@@ -1,5 +1,7 @@
 #include "cli/progress.hpp"
 
+#include "cli/interrupt.hpp"
+
 #include <iostream>
 
 #include <unistd.h>
@@ -26,6 +28,7 @@ void ProgressLine::step(const std::string& text) {
 }
 
 void ProgressLine::update(double done, double total, const std::string& what, double count, const std::string& count_unit) {
+    stop_if_interrupted();  // every long command reports progress: the host's Ctrl-C is heard here
     if (!enabled_ || total <= 0) return;
     const auto now = std::chrono::steady_clock::now();
     const double elapsed_s = std::chrono::duration<double>(now - start_).count();

@@ -19,6 +19,7 @@ public:
     ProgressLine(const ProgressLine&) = delete;
     ProgressLine& operator=(const ProgressLine&) = delete;
     // `done` of `total` (any unit), with `what` ("12.3 M plans") and the rate of `count` per second.
+    // Throws Interrupted when the host asks the command to stop (cli/interrupt.hpp).
     void update(double done, double total, const std::string& what, double count, const std::string& count_unit);
     // One finished step, as a line of its own (shown under the same rule, from the start).
     void step(const std::string& text);
