@@ -82,8 +82,14 @@ TEST_CASE("emit megatron: llama3-70b on 64 H100s, tp 8 pp 2 vpp 4 dp 4, sequence
         "--global-batch-tokens 4194304 --emit megatron");
     // 80 layers / (2 stages x 4 virtual) = 10 per virtual stage; 4194304 / 8192 = 512 sequences;
     // micro-batch 1 with pipelining; ZeRO-1 by default = the distributed optimizer; dp 4 > 1: overlap.
+    // The shape is models/llama3-70b.json's (Meta's config.json): 8192 wide, FFN 28672, 64 heads in
+    // 8 KV groups of 128, SwiGLU, RMSNorm, RoPE, untied embeddings, no linear biases.
     const std::vector<std::string> expected = {
-        "--num-layers 80", "--seq-length 8192", "--tensor-model-parallel-size 8", "--pipeline-model-parallel-size 2",
+        "--num-layers 80",
+        "--hidden-size 8192", "--ffn-hidden-size 28672", "--num-attention-heads 64", "--group-query-attention", "--num-query-groups 8",
+        "--kv-channels 128", "--max-position-embeddings 8192", "--swiglu", "--untie-embeddings-and-output-weights", "--disable-bias-linear",
+        "--normalization RMSNorm", "--position-embedding-type rope",
+        "--seq-length 8192", "--tensor-model-parallel-size 8", "--pipeline-model-parallel-size 2",
         "--num-layers-per-virtual-pipeline-stage 10", "--sequence-parallel", "--micro-batch-size 1", "--global-batch-size 512",
         "--recompute-granularity selective", "--recompute-modules core_attn", "--use-distributed-optimizer", "--overlap-grad-reduce",
         "--overlap-param-gather", "--bf16"};
@@ -104,7 +110,11 @@ TEST_CASE("emit megatron: an uneven split gives the first and last stages their 
     const auto lines = setting_lines(result.out);
     // 9 + 6 x 10 + 11 = 80; dp = 64 / (8 x 8) = 1: nothing to overlap; the default batch is a sequence per chip.
     const std::vector<std::string> expected = {
-        "--num-layers 80", "--seq-length 8192", "--tensor-model-parallel-size 8", "--pipeline-model-parallel-size 8",
+        "--num-layers 80",
+        "--hidden-size 8192", "--ffn-hidden-size 28672", "--num-attention-heads 64", "--group-query-attention", "--num-query-groups 8",
+        "--kv-channels 128", "--max-position-embeddings 8192", "--swiglu", "--untie-embeddings-and-output-weights", "--disable-bias-linear",
+        "--normalization RMSNorm", "--position-embedding-type rope",
+        "--seq-length 8192", "--tensor-model-parallel-size 8", "--pipeline-model-parallel-size 8",
         "--decoder-first-pipeline-num-layers 9", "--decoder-last-pipeline-num-layers 11", "--micro-batch-size 1",
         "--global-batch-size 64", "--use-distributed-optimizer", "--bf16"};
     CHECK(lines == expected);

@@ -106,6 +106,13 @@ TEST_CASE("from megatron: unknown, contradictory and malformed settings are refu
     const std::string command = write_file("command.args", "pretrain_gpt.py --tensor-model-parallel-size 8\n");
     expect_refusal(base + command, {command, "no launch command"});  // a command, not arguments: read as a script
     expect_refusal("train --model llama3-8b --hardware dgx-h100 --from megatron " + sizes, {"--chips"});
+    // The model's shape, where the file gives it, must be --model's.
+    const std::string hidden = write_file("hidden.args", "--hidden-size 8192 --num-attention-heads 32\n");
+    expect_refusal(base + hidden, {hidden, "--hidden-size", "8192", "4096"});
+    const std::string groups = write_file("groups.args", "--group-query-attention --num-query-groups 4\n");
+    expect_refusal(base + groups, {groups, "--num-query-groups", "8"});
+    const std::string experts = write_file("experts.args", "--num-experts 8 --moe-router-topk 2\n");
+    expect_refusal(base + experts, {experts, "--num-experts", "dense"});
     // Every setting it does not read, in one message.
     const std::string many = write_file("many.args", "--use-magic-kernels --tensor-model-parallel-size 8 --go-faster --warp-speed 9\n");
     expect_refusal(base + many, {many, "--use-magic-kernels", "--go-faster", "--warp-speed"});

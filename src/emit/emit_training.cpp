@@ -57,12 +57,45 @@ void check_rank_order(EmitWriter& w, const TrainingScenario& s, const std::strin
 }
 
 // Megatron-Core / NeMo command-line arguments.
+// The model's shape, so that Megatron-LM can start from the file (and --from reads it back against
+// --model). What Megatron spells with flags of its own is named in a note, not guessed at.
+void model_shape(EmitWriter& w, const ModelSpec& m, Int seq_len) {
+    w.set("d_model", m.d_model);
+    w.set("d_ff", m.d_ff);
+    w.set("heads", m.n_heads);
+    if (m.n_kv_heads < m.n_heads && !m.mla) {
+        w.set_switch("gqa", true);
+        w.set("kv_groups", m.n_kv_heads);
+    }
+    w.set("head_dim", m.head_dim);
+    w.set("max_positions", std::max(seq_len, m.context_length));
+    if (m.moe) {
+        w.set("experts", m.moe->n_experts);
+        w.set("top_k", m.moe->top_k);
+        w.set("d_ff_expert", m.moe->d_ff_expert);
+    }
+    if (m.mlp == MlpKind::gated) w.set_switch("swiglu", true);
+    if (!m.tied_embeddings) w.set_switch("untie", true);
+    if (!m.linear_bias) w.set_switch("no_linear_bias", true);
+    w.set_text("normalization", m.norm == NormKind::rmsnorm ? "RMSNorm" : "LayerNorm");
+    w.set_text("position_embedding", m.learned_position_embeddings > 0 ? "learned_absolute" : "rope");
+    std::string unwritten;
+    if (m.mla) unwritten += ", multi-latent attention (--multi-latent-attention and its ranks)";
+    if (m.moe && (m.moe->n_shared_experts > 0 || m.moe->first_dense_layers > 0 || m.moe->layer_step > 1))
+        unwritten += ", shared experts and dense layers among the MoE ones (--moe-shared-expert-intermediate-size, --moe-layer-freq)";
+    if (m.window) unwritten += ", local attention windows (--window-size)";
+    if (m.qk_norm) unwritten += ", the q/k norms (--qk-layernorm)";
+    if (!unwritten.empty()) w.note("the model's " + unwritten.substr(2) + " are not written: add them");
+    w.note("the tokenizer and vocabulary (" + std::to_string(m.vocab_size) + " tokens) come from your data arguments");
+}
+
 void megatron(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
     const TrainingPlan& t = s.plan;
     const Degrees d = degrees(s);
     if (s.chip.kind == ChipKind::tpu) w.refuse("hardware", "Megatron-Core runs on NVIDIA GPUs and " + s.chip.name + " is a TPU (--emit maxtext writes TPU plans)");
     const Int layers = s.model.n_layers;
     w.set("layers", layers);
+    model_shape(w, s.model, whole(s.seq_len));
     w.set("seq_len", whole(s.seq_len));
     w.set("tp", d.tp);
     w.set("pp", d.pp);

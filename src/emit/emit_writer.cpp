@@ -94,6 +94,8 @@ void EmitWriter::set_number(const std::string& id, double value) {
     add({setting(id).key, {EmitValue::Kind::number, number_text(value)}});
 }
 
+void EmitWriter::set_text(const std::string& id, const std::string& value) { add({setting(id).key, {EmitValue::Kind::text, value}}); }
+
 void EmitWriter::set_switch(const std::string& id, bool on) {
     add({setting(id).key, {EmitValue::Kind::boolean, on ? "true" : "false"}});
 }

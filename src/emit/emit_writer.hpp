@@ -18,6 +18,7 @@ public:
     void set(const std::string& id, std::int64_t value);
     void set_number(const std::string& id, double value);  // a whole number is written without a fraction
     void set_switch(const std::string& id, bool on);
+    void set_text(const std::string& id, const std::string& value);
     // The settings the file maps `value` of setting `id` to. `knob` names the plan's knob in errors.
     void choose(const std::string& id, const std::string& value, const std::string& knob);
     // Whether the file maps `value` of choice setting `id` (where a framework's list is open-ended).

@@ -114,11 +114,28 @@ std::vector<Int> uneven_stages(const SettingReader& r, Int layers, Int pp) {
 }
 
 // `chips` from the command line, else `launched` (what a launch script's launcher starts).
-LaunchConfig megatron(const SettingReader& r, Int layers, Int chips, Int launched) {
+LaunchConfig megatron(const SettingReader& r, const ModelSpec& model, Int chips, Int launched) {
     LaunchConfig c;
     c.file = r.file;
-    if (r.has("layers") && r.whole("layers") != layers)
-        r.fail("layers", "the file's " + r.s.at("layers") + " layers contradict the model's " + std::to_string(layers) + " (--model)");
+    const Int layers = model.n_layers;
+    // The model's shape where the file gives it: it must be --model's.
+    const auto check = [&](const char* id, Int expected, const char* what) {
+        if (r.has(id) && r.whole(id) != expected)
+            r.fail(id, "the file's " + r.s.at(id) + " " + what + " contradict the model's " + std::to_string(expected) + " (--model " + model.name + ")");
+    };
+    check("layers", layers, "layers");
+    check("d_model", model.d_model, "hidden size");
+    check("d_ff", model.d_ff, "FFN width");
+    check("heads", model.n_heads, "attention heads");
+    if (r.on("gqa")) check("kv_groups", model.n_kv_heads, "query groups");
+    if (!model.mla) check("head_dim", model.head_dim, "channels a head");
+    if (model.moe) {
+        check("experts", model.moe->n_experts, "experts");
+        check("top_k", model.moe->top_k, "experts a token");
+        check("d_ff_expert", model.moe->d_ff_expert, "expert FFN width");
+    } else if (r.has("experts") && r.whole("experts", 0) > 0) {
+        r.fail("experts", "the file's " + r.s.at("experts") + " experts contradict the dense model " + model.name + " (--model)");
+    }
     if (chips <= 0 && launched <= 0)
         throw InputError("--chips", "", "required with --from megatron: the file does not say how many GPUs run it (a launch script's "
                                         "torchrun --nproc_per_node x --nnodes, srun --ntasks or mpirun -np would)");
@@ -320,7 +337,7 @@ LaunchConfig read_launch_config(const std::string& framework, const std::filesys
         std::erase_if(entries.entries, [](const EmitEntry& e) { return e.key == "--use-distributed-optimizer"; });
     const Settings settings = match_settings(spec, entries);
     const SettingReader r{spec, settings, entries.file};
-    if (spec.name == "megatron") return megatron(r, model.n_layers, chips, entries.processes);
+    if (spec.name == "megatron") return megatron(r, model, chips, entries.processes);
     if (spec.name == "maxtext") return maxtext(r, model.n_layers, chips);
     if (spec.name == "torchtitan") return read_torchtitan(r, model, chips, data_dir);
     throw InputError("--from", "", "no reader for " + spec.name + " (megatron, maxtext, torchtitan)");
