@@ -32,8 +32,8 @@ for s in cv["slices"]:
 summary tests/data/runs/published-runs-dev.json train "training, dev set"
 summary tests/data/runs/published-serve-records.json serve "serving records"
 "$build/tests/ridgeline_tests" -sf='*xla_collectives*' -s 2>&1 | grep -o 'XLA comparison:.*' || true
-"$build/tests/ridgeline_tests" -sf='*kernel_model*' -s 2>&1 | grep -o 'H100 \(GEMMs\|attention passes\|grouped GEMMs\):.*' || true
-"$build/tests/ridgeline_tests" -sf='*h200_decode*' -s 2>&1 | grep -o 'H200 decode layer under CUDA graphs:.*' || true
+"$build/tests/ridgeline_tests" -sf='*kernel_model*' -s 2>&1 | grep -o 'H100 \(GEMMs\|attention passes\|grouped GEMMs\|fine-grained MoE GEMMs\):.*' || true
+"$build/tests/ridgeline_tests" -sf='*h200_decode*' -s 2>&1 | grep -o 'H[12]00 decode layer under CUDA graphs:.*' || true
 "$build/tests/ridgeline_tests" -sf='*kernel_model*' -s 2>&1 | grep -o '\(b200\|gb200\|a100-80gb\|tpu-v5e\|tpu-v6e\) [a-zA-Z0-9 -]*: [0-9]* cases.*' || true
 # `ridgeline fit --like` on the H100 reference against the shipped block (which it wrote).
 fitted=$(mktemp -d)

@@ -141,6 +141,27 @@ TEST_CASE("kernel model: grouped (MoE) expert GEMMs, 16 to 4,096 rows per expert
     CHECK(errors.back() <= 0.30);
 }
 
+TEST_CASE("kernel model: fine-grained MoE expert GEMMs (torch._grouped_mm, 32 to 1,024 rows per expert) on a real H100") {
+    // tests/data/reference/gpu-moe-fp8-decode-h100.json: Qwen3-30B-A3B's and a GPT-OSS-120B-like MoE's
+    // forward expert GEMMs at expert parallelism 8 (16 local experts), as scripts/gpu/moe_fp8_decode.py
+    // timed them on 2026-11-27; nothing is fitted on them.
+    const ChipSpec chip = resolve_hardware("h100-sxm", test::source_dir()).chip;
+    const MatmulDtypes bf16{Dtype::bf16, Dtype::bf16, Dtype::bf16};
+    const auto measured = test::read_json(test::data_file("reference/gpu-moe-fp8-decode-h100.json"));
+    std::vector<double> errors;
+    for (const auto& g : measured["moe_grouped_gemm"]) {
+        if (!g.contains("grouped_mm")) continue;  // the per-model totals
+        const double e = g["experts_local"], m = g["rows_per_expert"], k = g["K"], n = g["N"];
+        const double seconds = g["grouped_mm"]["median_s"];
+        errors.push_back(std::abs(gemm_time(chip, Gemm{m, k, n, e, e * k * n}, bf16).lower_bound_s() / seconds - 1.0));
+    }
+    REQUIRE(errors.size() == 12);
+    std::sort(errors.begin(), errors.end());
+    MESSAGE("H100 fine-grained MoE GEMMs: " << errors.size() << " cases, median |error| " << 100 * median(errors) << "%, max " << 100 * errors.back() << "%");
+    CHECK(median(errors) <= 0.15);
+    CHECK(errors.back() <= 0.30);
+}
+
 TEST_CASE("roofline --model --stack: each op's predicted time, LLaMA-3 8B's attention is the measured H100 kernel's") {
     // LLaMA-3 8B attention is the reference's shape: 32 query and 8 KV heads of 128, causal.
     for (const auto& [stack, family] : {std::pair{"pytorch-eager", "flash-attention-2"}, std::pair{"megatron-core", "cudnn"}}) {
