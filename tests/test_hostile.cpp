@@ -155,3 +155,29 @@ TEST_CASE("hostile knobs: flags that mean nothing are refused, and no result rep
     ridgeline::test::expect_refusal("train --model llama3-8b --hardware tpu-v5p --chips 64 --from maxtext " + yaml.string(),
                                     {yaml.string(), "2 YAML documents"});
 }
+
+// One rule for FSDP's reach, whoever reads the plan: a run record and the command line both refuse
+// FSDP sharded over context ranks as well (torchtitan's FSDP2 with context parallelism).
+TEST_CASE("hostile plans: fsdp over the context ranks is refused alike by the run-record reader and the plan builder") {
+    nlohmann::json runs = ridgeline::test::read_json(ridgeline::test::data_file("runs/published-runs-dev.json"));
+    nlohmann::json record;
+    for (const auto& r : runs["records"])
+        if (r["hardware"]["accelerator"] == "h100-sxm" && r["model"]["moe"].is_null() && r["model"]["attention"] != "mla") {
+            record = r;
+            break;
+        }
+    REQUIRE(!record.is_null());
+    // 16 GPUs: dp 8 x cp 2; fsdp 16 spans the context ranks.
+    record["hardware"]["count"] = 16;
+    for (const char* axis : {"tp", "pp", "ep"}) record["plan"][axis] = 1;
+    record["plan"]["dp"] = 8;
+    record["plan"]["cp"] = 2;
+    record["plan"]["fsdp"] = 16;
+    record["plan"]["zero"] = 3;
+    runs["records"] = nlohmann::json::array({record});
+    const auto file = ridgeline::test::scratch_dir("fsdp_cp") / "record.json";
+    std::ofstream(file) << runs.dump();
+    ridgeline::test::expect_refusal("validate " + file.string(), {file.string(), "fsdp", "context ranks"});
+    ridgeline::test::expect_refusal("train --model llama3-8b --hardware dgx-h100 --chips 16 --dp 8 --cp 2 --fsdp 16",
+                                    {"fsdp", "does not divide dp 8", "context ranks"});
+}

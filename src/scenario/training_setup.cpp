@@ -116,7 +116,8 @@ TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global
     if (dp * model_parallel != chips)
         throw InputError(origin, "dp", "dp x tp x pp x cp = " + text(dp * model_parallel) + " but there are " +
                                            text(chips) + " chips");
-    if (dp % p.fsdp != 0) throw InputError(origin, "fsdp", "fsdp " + text(p.fsdp) + " does not divide dp " + text(dp));
+    if (dp % p.fsdp != 0)
+        throw InputError(origin, "fsdp", "fsdp " + text(p.fsdp) + " does not divide dp " + text(dp) + " (FSDP over the context ranks too is not modelled)");
     if (p.etp != 0 && p.etp != 1 && p.etp != p.tp)
         throw InputError(origin, "etp", "expert tensor parallelism must be 1 or equal to tp (" + text(p.tp) + ")");
     // Folded, the expert ranks take the tensor, then the context ranks, then the data ranks, as

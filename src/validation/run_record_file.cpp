@@ -222,7 +222,9 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
         p.finish();
         if (r.dp * r.tp * r.pp * r.cp != r.count) p.fail("dp", "dp x tp x pp x cp does not equal hardware.count");
         if (r.fsdp > 1 && r.zero != 3) p.fail("zero", "fsdp > 1 requires zero 3");
-        if ((r.dp * r.cp) % r.fsdp != 0) p.fail("fsdp", "does not divide dp x cp");
+        // As the plan builder: FSDP shards within the data-parallel ranks (over context ranks as well,
+        // as torchtitan's FSDP2 does with context parallelism, is not modelled).
+        if (r.dp % r.fsdp != 0) p.fail("fsdp", "does not divide dp (FSDP over the context ranks too is not modelled)");
         if (r.vpp && *r.vpp > 1 && r.pp == 1) p.fail("vpp", "virtual stages need pp > 1");
         if (r.tp == 1 && r.sequence_parallel) p.fail("sequence_parallel", "requires tp > 1");
         if (!r.moe && r.ep != 1) p.fail("ep", "a dense model has ep 1");
