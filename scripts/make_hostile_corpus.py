@@ -216,6 +216,17 @@ def main():
     ]:
         case(name, kernels, edits, fit, [name, field])
 
+    # Calibration measurements that `fit` turns into a chip: refused on the measurement, before fitting.
+    measured = load("tests", "data", "calibration", "small-measurements.json")
+    fit_chip = "fit {file} -o hostile-fit-never-written.json"
+    for name, edits, field in [
+        ("calibration-collective-subnormal.json", [("collectives.0.time_s", 1e-310)], "collectives[0].time_s"),
+        ("calibration-copy-instant.json", [("copies.0.time_s", 1e-300)], "copies[0].time_s"),
+        ("calibration-gemm-dimension.json", [("gemms.0.m", 1e12)], "gemms[0].m"),
+        ("calibration-collective-bytes.json", [("collectives.0.bytes", 1e20)], "collectives[0].bytes"),
+    ]:
+        case(name, measured, edits, fit_chip, [name, field])
+
     # Launch files for --from: deep nesting that would overflow a recursive parser, scripts that
     # cannot be read statically.
     train_from = "train --model llama3-8b --hardware dgx-h100 --chips 64 --from "

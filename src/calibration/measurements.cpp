@@ -20,6 +20,29 @@ namespace ridgeline::calibration {
 
 namespace {
 
+// A GEMM dimension: at most the largest a kernel model takes.
+std::int64_t dimension(io::JsonObject& o, const std::string& key) {
+    const std::int64_t value = o.positive_int(key);
+    if (static_cast<double>(value) > io::range::kernel_dimension.max)
+        o.fail(key, std::to_string(value) + " is past any GEMM dimension timed (at most " + std::to_string(static_cast<long long>(io::range::kernel_dimension.max)) + ")");
+    return value;
+}
+
+// Bytes moved by one call: at most any device's memory.
+double size_bytes(io::JsonObject& o, const std::string& key) {
+    const double value = o.positive_number(key);
+    if (value > io::range::memory_bytes.max) o.fail(key, "more bytes than any device holds (at most 1e15)");
+    return value;
+}
+
+// A measurement whose size over its time is a rate no chip or link reaches is a wrong time.
+void at_most_rate(const io::JsonObject& o, double rate, const io::PhysicalRange& range) {
+    if (rate > range.max) {
+        std::ostringstream text;
+        text << "the time implies " << rate << " " << range.unit << ", past any chip or link (at most " << range.max << " " << range.unit << ")";
+        o.fail("time_s", text.str());
+    }
+}
 
 io::JsonObject item(const nlohmann::json& array, std::size_t i, const io::JsonObject& parent, const std::string& key) {
     return io::JsonObject(array[i], parent.origin(), key + "[" + std::to_string(i) + "]");
@@ -88,13 +111,18 @@ Measurements load_measurements(const std::filesystem::path& path) {
     const nlohmann::json& gemms = array_field(root, "gemms");
     for (std::size_t i = 0; i < gemms.size(); ++i) {
         auto g = item(gemms, i, root, "gemms");
-        m.gemms.push_back({g.positive_int("m"), g.positive_int("k"), g.positive_int("n"), g.positive_number("time_s")});
+        const std::int64_t rows = dimension(g, "m"), inner = dimension(g, "k"), cols = dimension(g, "n");
+        const double time_s = g.sourced_in("time_s", io::range::measured_time_s);
+        at_most_rate(g, 2.0 * static_cast<double>(rows) * static_cast<double>(inner) * static_cast<double>(cols) / time_s, io::range::flops_per_s);
+        m.gemms.push_back({rows, inner, cols, time_s});
         g.finish();
     }
     const nlohmann::json& copies = array_field(root, "copies");
     for (std::size_t i = 0; i < copies.size(); ++i) {
         auto c = item(copies, i, root, "copies");
-        m.copies.push_back({c.positive_number("bytes"), c.positive_number("time_s")});
+        const double bytes = size_bytes(c, "bytes"), time_s = c.sourced_in("time_s", io::range::measured_time_s);
+        at_most_rate(c, 2.0 * bytes / time_s, io::range::bandwidth_Bps);  // read and written
+        m.copies.push_back({bytes, time_s});
         c.finish();
     }
     const nlohmann::json& collectives = array_field(root, "collectives");
@@ -104,8 +132,9 @@ Measurements load_measurements(const std::filesystem::path& path) {
         sample.kind = collective_kind(c);
         sample.devices = c.positive_int("devices");
         if (sample.devices > 1'000'000) c.fail("devices", "expected at most 1000000");
-        sample.bytes = c.positive_number("bytes");
-        sample.time_s = c.positive_number("time_s");
+        sample.bytes = size_bytes(c, "bytes");
+        sample.time_s = c.sourced_in("time_s", io::range::measured_time_s);
+        at_most_rate(c, sample.bytes / sample.time_s, io::range::bandwidth_Bps);
         c.finish();
         m.collectives.push_back(sample);
     }
@@ -124,7 +153,7 @@ Measurements load_measurements(const std::filesystem::path& path) {
         const auto devices = s.positive_int("devices");
         if (devices > 1'000'000) s.fail("devices", "expected at most 1000000");
         sample.shape.devices = static_cast<int>(devices);
-        sample.time_s = s.positive_number("time_s");
+        sample.time_s = s.sourced_in("time_s", io::range::measured_time_s);
         s.finish();
         try {
             (void)case_work(sample.shape);
