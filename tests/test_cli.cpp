@@ -565,13 +565,17 @@ TEST_CASE("train --scenario: a job file gives the same answer as the same flags,
     expect_refusal("train --model llama3-8b", {"--chips"});
 }
 
-TEST_CASE("large inputs stay bounded: a million layers, a million chips, an oversized file") {
+TEST_CASE("large inputs stay bounded: the most layers taken, a million chips, an oversized file") {
+    // 20,000 layers (model/plausible_sizes.hpp's limit, ~160x LLaMA 3 405B's) run; a million are refused.
     json deep = shipped_model();
-    deep["n_layers"] = 1000000;
+    deep["n_layers"] = 20000;
     const std::string deep_path = write_file("deep-model.json", deep.dump());
     const auto model = run_ridgeline("model " + deep_path + " --json");
     REQUIRE(model.exit_code == 0);
-    CHECK(json::parse(model.out)["params"]["total"].get<double>() > 1e14);
+    CHECK(json::parse(model.out)["params"]["total"].get<double>() > 1e12);
+    deep["n_layers"] = 1000000;
+    const std::string deeper_path = write_file("deeper-model.json", deep.dump());
+    expect_refusal("model " + deeper_path, {deeper_path, "n_layers", "implausible"});
 
     const auto train = run_ridgeline("train --model llama3-8b --hardware dgx-h100 --chips 1000000 --seq-len 4096 --json");
     REQUIRE(train.exit_code == 0);

@@ -181,3 +181,16 @@ TEST_CASE("hostile plans: fsdp over the context ranks is refused alike by the ru
     ridgeline::test::expect_refusal("train --model llama3-8b --hardware dgx-h100 --chips 16 --dp 8 --cp 2 --fsdp 16",
                                     {"fsdp", "does not divide dp 8", "context ranks"});
 }
+
+// A scenario gives its batch in tokens: --seq-len keeps the tokens and changes the sequences, never
+// the reverse behind the user's back.
+TEST_CASE("hostile knobs: --seq-len on a scenario keeps its batch of tokens") {
+    // scenarios/llama3-405b-h100-16k.json: 16,777,216 tokens a step at 8,192 (2,048 sequences); at 4,096: 4,096 sequences.
+    const std::string scenario = (ridgeline::test::source_dir() / "scenarios" / "llama3-405b-h100-16k.json").string();
+    const auto result = ridgeline::test::run_ridgeline("train --scenario " + scenario + " --seq-len 4096 --json");
+    REQUIRE(result.exit_code == 0);
+    const auto doc = nlohmann::json::parse(result.out);
+    CHECK(doc["global_batch_seqs"].get<double>() == 4096);
+    CHECK(doc["tokens_per_step"].get<double>() == 16777216);
+    ridgeline::test::expect_refusal("train --scenario " + scenario + " --seq-len 3000", {"--seq-len", "16777216 tokens", "whole number"});
+}

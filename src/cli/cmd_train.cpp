@@ -1,3 +1,4 @@
+#include <cmath>
 #include <iostream>
 
 #include "model/plausible_sizes.hpp"
@@ -100,12 +101,14 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         f->html.check();
         TrainingSetup setup;
         double train_tokens = f->train_tokens;
+        double scenario_batch_tokens = 0;  // a scenario's batch in tokens: kept when --seq-len changes
         const bool from = given("--from");
         if (from && !f->scenario.empty()) throw InputError("--from", "", "give --scenario or --from, not both");
         if (!f->scenario.empty()) {
             ScenarioFile file = load_scenario_file(f->scenario, options.data_dir);
             setup = file.setup;
             if (!given("--train-tokens")) train_tokens = file.train_tokens;
+            scenario_batch_tokens = file.global_batch_tokens;
         } else {
             if (!given("--chips") && !given("--topology") && !from)
                 throw InputError("--chips", "", "required (or give a --scenario or --topology file)");
@@ -168,6 +171,12 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         if (given("--global-batch-seqs")) setup.global_batch_seqs = f->global_batch_seqs;
         else if (given("--global-batch-tokens")) setup.global_batch_seqs = f->global_batch_tokens / setup.seq_len;
         else if (launch && launch->global_batch_seqs) setup.global_batch_seqs = *launch->global_batch_seqs;
+        else if (scenario_batch_tokens > 0 && given("--seq-len")) {
+            setup.global_batch_seqs = scenario_batch_tokens / setup.seq_len;
+            if (setup.global_batch_seqs != std::floor(setup.global_batch_seqs) || setup.global_batch_seqs < 1)
+                throw InputError("--seq-len", "", "the scenario's batch of " + std::to_string(static_cast<std::int64_t>(scenario_batch_tokens)) +
+                                                      " tokens is not a whole number of sequences of this length");
+        }
         else if (f->scenario.empty()) setup.global_batch_seqs = static_cast<double>(setup.chips);  // one sequence per chip
         if (setup.global_batch_seqs != static_cast<double>(static_cast<std::int64_t>(setup.global_batch_seqs)))
             throw InputError("--global-batch-tokens", "", "not a whole number of sequences of length " +

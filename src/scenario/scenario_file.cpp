@@ -60,6 +60,7 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
     if (seqs && tokens) root.fail("global_batch_tokens", "give global_batch_seqs or global_batch_tokens, not both");
     if (!seqs && !tokens) root.fail("global_batch_seqs", "missing (or give global_batch_tokens)");
     s.global_batch_seqs = seqs ? static_cast<double>(*seqs) : static_cast<double>(*tokens) / s.seq_len;
+    if (tokens) file.global_batch_tokens = static_cast<double>(*tokens);
     if (s.global_batch_seqs != std::floor(s.global_batch_seqs))
         root.fail("global_batch_tokens", "not a whole number of sequences of length " + std::to_string(static_cast<long long>(s.seq_len)));
     file.train_tokens = root.optional_sourced_positive_number("train_tokens").value_or(0.0);
