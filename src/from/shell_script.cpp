@@ -335,7 +335,8 @@ private:
                 continue;
             }
             if (c == '\'' && !in_double) {
-                const std::size_t close = raw.find('\'', i + 1);
+                // A quote left open (only in a default word cut from ${...}) runs to the end.
+                const std::size_t close = std::min(raw.find('\'', i + 1), raw.size());
                 cur.text += raw.substr(i + 1, close - i - 1);
                 started = true;
                 i = close + 1;
@@ -348,7 +349,7 @@ private:
                 continue;
             }
             if (c == '`') {
-                const std::size_t close = raw.find('`', i + 1);
+                const std::size_t close = std::min(raw.find('`', i + 1), raw.size());
                 add({{"", at(line) + ": `" + raw.substr(i + 1, close - i - 1) + "` (command substitution is not run)"}}, true, false);
                 i = close + 1;
                 continue;
@@ -411,9 +412,10 @@ private:
                 ++i;
                 continue;
             }
-            if (s[i] == '\'' && o == '(') {
-                i = s.find('\'', i + 1);
-                if (i == std::string::npos) return s.size() - 1;
+            if (s[i] == '\'' || s[i] == '"') {  // quoted brackets do not count, as the lexer read them
+                const std::size_t close = s.find(s[i], i + 1);
+                if (close == std::string::npos) return s.size() - 1;
+                i = close;
                 continue;
             }
             if (s[i] == o) ++depth;
