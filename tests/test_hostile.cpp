@@ -6,7 +6,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 
@@ -112,6 +114,10 @@ TEST_CASE("hostile files: FIFOs, devices, folders and a full stdout are refused,
 // than the time allowed, and a deadline no count can meet.
 TEST_CASE("hostile searches: too many chip counts, a time limit and a hopeless deadline end quickly") {
     ridgeline::test::expect_refusal("search train --model llama3-8b --hardware dgx-h100 --chips 8..799928:8", {"--chips", "coarser step"});
+    // 1,024 threads asked for: one a core run.
+    const auto threads = ridgeline::test::run_ridgeline("search train --model llama3-8b --hardware dgx-h100 --chips 8 --threads 1024 --json");
+    REQUIRE(threads.exit_code == 0);
+    CHECK(nlohmann::json::parse(threads.out)["threads"].get<unsigned>() == std::max(1U, std::thread::hardware_concurrency()));
     ridgeline::test::expect_refusal("search serve --model llama3-8b --hardware dgx-h100 --chips 8..799928:8 --input-len 128 --output-len 128 --slo-ttft-ms 100 --slo-tpot-ms 20",
                                     {"--chips", "coarser step"});
     const auto start = std::chrono::steady_clock::now();

@@ -86,7 +86,7 @@ report::TrainSearchOutcome search_train(const SearchTrainRequest& request, std::
     if (spec.global_batch_seqs != static_cast<double>(static_cast<std::int64_t>(spec.global_batch_seqs)) || spec.global_batch_seqs < 1)
         throw InputError(kRequest, "global_batch_tokens",
                          "not a whole number of sequences of length " + std::to_string(static_cast<std::int64_t>(spec.seq_len)));
-    const unsigned threads = spec.threads != 0 ? spec.threads : std::max(1U, std::thread::hardware_concurrency());
+    const unsigned threads = search_threads(spec.threads);
     report::TrainSearchOutcome outcome{spec, search_training(spec), {}, 0, threads, request.train_tokens};
     for (const SearchedPlan& plan : outcome.result.top) outcome.top.push_back(simulate(plan, request, outcome.spec));
     const std::vector<Residual> residuals = load_residuals(residuals_path(request.data_dir));

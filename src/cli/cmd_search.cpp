@@ -141,7 +141,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         ->excludes("--global-batch-tokens");  // the same batch twice: which would win is a guess
     c->add_option("--objective", f->objective, "time, cost, mfu or goodput (the shortest wall-clock time with failures and checkpoints), across chip counts")->check(CLI::IsMember({"time", "cost", "mfu", "goodput"}))->capture_default_str();
     c->add_option("--top", f->top, "plans to show")->check(CLI::Range(std::size_t{1}, std::size_t{1000}))->capture_default_str();
-    c->add_option("--threads", f->threads, "worker threads (default: all cores)")->check(CLI::Range(1U, 1024U));
+    c->add_option("--threads", f->threads, "worker threads (default and most: one a core)")->check(CLI::Range(1U, 1024U));
     c->add_option("--time-limit", f->time_limit_s, "seconds the search may run before it stops and says how far it got")
         ->check(CLI::Range(1.0, 1e6))
         ->capture_default_str();

@@ -454,7 +454,7 @@ void Search::run_knobs(const LayoutOptions& o, const std::vector<int>& zeros, co
 TrainSearchResult Search::run() {
     check_fixed();
     const std::vector<Unit> work = units();
-    const unsigned threads = std::max(1U, spec_.threads != 0 ? spec_.threads : std::thread::hardware_concurrency());
+    const unsigned threads = search_threads(spec_.threads);
     std::vector<Accumulator> accs(threads, Accumulator(spec_.top_k));
     std::atomic<std::size_t> next{0};
     std::atomic<std::uint64_t> plans_done{0};
@@ -513,6 +513,11 @@ TrainSearchResult Search::run() {
 std::vector<std::string> strategies_needed(const SearchConstraints& fixed) {
     if (fixed.strategy) return {*fixed.strategy};
     return {"fsdp", "fsdp-tp", "megatron-3d", "megatron-3d-sp", "megatron-3d-etp1", "megatron-3d-sp-etp1"};
+}
+
+unsigned search_threads(unsigned requested) {
+    const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+    return requested == 0 ? cores : std::min(requested, cores);
 }
 
 TrainSearchResult search_training(const TrainSearchSpec& spec) {

@@ -105,4 +105,7 @@ struct TrainSearchResult {
 // error: the rejection counts say why.
 [[nodiscard]] TrainSearchResult search_training(const TrainSearchSpec& spec);
 
+// The worker threads a search runs: those asked for (0: one a core), at most one a core.
+[[nodiscard]] unsigned search_threads(unsigned requested);
+
 }  // namespace ridgeline
