@@ -72,17 +72,10 @@ private:
         const std::size_t start_line = line_;
         const Nesting nested(nesting_, file_, start_line);
         const char open = t_[i_];
-        if (open == '\'') {
-            const std::size_t close = t_.find('\'', i_ + 1);
-            if (close == std::string::npos) fail(start_line, "a quote (') is not closed");
-            count_lines(i_, close);
-            out += t_.substr(i_, close + 1 - i_);
-            i_ = close + 1;
-            return;
-        }
-        if (open == '`') {
-            const std::size_t close = t_.find('`', i_ + 1);
-            if (close == std::string::npos) fail(start_line, "a backquote (`) is not closed");
+        // '...' and `...`: nothing inside is special, to the next of the same mark.
+        if (open == '\'' || open == '`') {
+            const std::size_t close = t_.find(open, i_ + 1);
+            if (close == std::string::npos) fail(start_line, open == '`' ? "a backquote (`) is not closed" : "a quote (') is not closed");
             count_lines(i_, close);
             out += t_.substr(i_, close + 1 - i_);
             i_ = close + 1;
