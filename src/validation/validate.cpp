@@ -11,22 +11,14 @@
 
 namespace ridgeline {
 
-namespace {
-
-// Run-record accelerator ids and the chips Ridgeline describes.
-const std::map<std::string, std::string>& chip_names() {
-    static const std::map<std::string, std::string> names = {
-        {"a100-40g", "a100-40gb"}, {"a100-80g", "a100-80gb"}, {"h100-sxm", "h100-sxm"}, {"h200", "h200"},
-        {"b200", "b200"},          {"gb200", "gb200"},         {"tpu-v4", "tpu-v4"},     {"tpu-v5e", "tpu-v5e"},
-        {"tpu-v5p", "tpu-v5p"},   {"gb300", "gb300"},         {"h800", "h800"},         {"h100-sxm-96g", "h100-sxm-96g"}};
-    return names;
-}
-
-}  // namespace
-
-std::string record_chip_name(const std::string& accelerator) {
-    const auto chip = chip_names().find(accelerator);
-    return chip == chip_names().end() ? std::string() : chip->second;
+std::string record_chip_name(const std::string& accelerator, const std::filesystem::path& data_dir) {
+    // Record ids are chip file names, save the format's two A100 ids that drop the "b".
+    static const std::map<std::string, std::string> short_ids = {{"a100-40g", "a100-40gb"}, {"a100-80g", "a100-80gb"}};
+    const auto alias = short_ids.find(accelerator);
+    const std::string name = alias == short_ids.end() ? accelerator : alias->second;
+    // Ids are lowercase-hyphen words (RUN-RECORD.md), never a path.
+    const bool id = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+    return id && std::filesystem::is_regular_file(data_dir / "hardware" / "chips" / (name + ".json")) ? name : std::string();
 }
 
 std::optional<std::filesystem::path> record_stack_file(const RunRecord& r, const std::filesystem::path& data_dir) {
@@ -62,12 +54,12 @@ ModelSpec record_model(const RunRecord& r) {
 }
 
 TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::path& data_dir) {
-    const auto chip = chip_names().find(r.accelerator);
-    if (chip == chip_names().end()) throw InputError("record " + r.id, "accelerator", "no hardware description for " + r.accelerator);
+    const std::string chip = record_chip_name(r.accelerator, data_dir);
+    if (chip.empty()) throw InputError("record " + r.id, "accelerator", "no hardware description for " + r.accelerator);
     if (!r.global_batch_seqs) throw InputError("record " + r.id, "global_batch_seqs", "no global batch size");
     TrainingSetup setup;
     setup.model = record_model(r);
-    setup.hardware = resolve_hardware(chip->second, data_dir);
+    setup.hardware = resolve_hardware(chip, data_dir);
     if (r.scale_out_Bps_per_device) setup.hardware.chip.scale_out.bw_per_chip_Bps_one_way = *r.scale_out_Bps_per_device;
     setup.chips = r.count;
     if (r.num_slices) setup.domains = *r.num_slices;
@@ -127,8 +119,7 @@ RecordResult predict_record(const RunRecord& r, const std::filesystem::path& dat
     if (!r.tokens_per_s) return skip("no measured tokens/s");
     result.measured_tokens_per_s = *r.tokens_per_s;
     if (!r.global_batch_seqs) return skip("no global batch size");
-    const auto chip = chip_names().find(r.accelerator);
-    if (chip == chip_names().end()) return skip("no hardware description for accelerator " + r.accelerator);
+    if (record_chip_name(r.accelerator, data_dir).empty()) return skip("no hardware description for accelerator " + r.accelerator);
     if (r.moe && r.moe->layer_freq != 1) return skip("MoE layers interleaved with dense ones (layer_freq > 1)");
 
     try {

@@ -51,7 +51,7 @@ struct ValidationResult {
 // The model a record describes (MLA modelled as full attention of the same heads), and the
 // hardware name of its accelerator (empty when Ridgeline has none).
 [[nodiscard]] ModelSpec record_model(const RunRecord& record);
-[[nodiscard]] std::string record_chip_name(const std::string& accelerator);
+[[nodiscard]] std::string record_chip_name(const std::string& accelerator, const std::filesystem::path& data_dir);
 // The stack file of the framework a record names (framework@version first); none when no stack
 // describes it (the record then runs on the chip's default stack).
 [[nodiscard]] std::optional<std::filesystem::path> record_stack_file(const RunRecord& record, const std::filesystem::path& data_dir);

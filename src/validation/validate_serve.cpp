@@ -21,7 +21,7 @@ RecordResult predict_serve_record(const RunRecord& r, const std::filesystem::pat
     if (!r.output_tokens_per_s) return skip("no measured output tokens/s");
     result.measured_output_tokens_per_s = *r.output_tokens_per_s;
     if (!r.input_len || !r.output_len) return skip("no input or output length");
-    const std::string chip = record_chip_name(r.accelerator);
+    const std::string chip = record_chip_name(r.accelerator, data_dir);
     if (chip.empty()) return skip("no hardware description for accelerator " + r.accelerator);
     if (r.moe && r.moe->layer_freq != 1) return skip("MoE layers interleaved with dense ones (layer_freq > 1)");
     if (r.cp != 1) return skip("context parallelism in serving is not modelled");
