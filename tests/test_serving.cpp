@@ -260,3 +260,36 @@ TEST_CASE("serving above the KV heads: tp 16 over LLaMA-3 8B's 8 KV heads splits
     CHECK(tp8.memory.kv_cache_bytes == doctest::Approx(per_head_split));
     CHECK(tp16.memory.kv_cache_bytes == doctest::Approx(per_head_split));
 }
+
+TEST_CASE("every shipped chip is reachable from a run record's accelerator id") {
+    // The ids are the chip files' names (hardware/chips/), save RUN-RECORD.md's two A100 ids.
+    std::size_t chips = 0;
+    for (const auto& file : std::filesystem::directory_iterator(test::source_dir() / "hardware" / "chips")) {
+        const std::string name = file.path().stem().string();
+        CAPTURE(name);
+        CHECK(record_chip_name(name, test::source_dir()) == name);
+        ++chips;
+    }
+    CHECK(chips >= 20);
+    CHECK(record_chip_name("mi300x", test::source_dir()) == "mi300x");
+    CHECK(record_chip_name("a100-80g", test::source_dir()) == "a100-80gb");
+    CHECK(record_chip_name("a100-40g", test::source_dir()) == "a100-40gb");
+    CHECK(record_chip_name("h100", test::source_dir()).empty());  // a system alias is not a record id
+    CHECK(record_chip_name("../systems/dgx-h100", test::source_dir()).empty());
+}
+
+TEST_CASE("an odd batch over two pipeline stages decodes in unequal micro-batches, not an error") {
+    // LLaMA-3 405B on 8 H200s, tp 4 pp 2: 135 sequences split 68 + 67 over the stages in flight.
+    ServingSetup setup = setup_for("llama3-405b", "h200", 8, 4, 135, 1000, 200);
+    setup.plan.pp = 2;
+    const ServingReport odd = serve(setup);
+    setup.batch_seqs = 134;
+    const ServingReport even = serve(setup);
+    setup.batch_seqs = 136;
+    const ServingReport more = serve(setup);
+    // One more sequence than 134 costs at most what two more cost; the step is the larger micro-batch's.
+    CHECK(odd.decode.time_s >= even.decode.time_s);
+    CHECK(odd.decode.time_s <= more.decode.time_s);
+    CHECK(odd.decode.tokens == doctest::Approx(68.0));
+    CHECK(odd.output_tokens_per_s > even.output_tokens_per_s * 0.99);
+}

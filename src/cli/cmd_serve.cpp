@@ -8,9 +8,12 @@
 #include "cli/operations_flags.hpp"
 #include "core/error.hpp"
 #include "emit/emit.hpp"
+#include "inference/load.hpp"
 #include "io/quantity_text.hpp"
+#include "io/trace_file.hpp"
 #include "report/reports.hpp"
 #include "scenario/serving_setup.hpp"
+#include "stack/engine_file.hpp"
 
 namespace ridgeline::cli {
 
@@ -21,6 +24,10 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         std::int64_t chips = 1, tp = 1, pp = 1, ep = 1, dp = 0;
         double input_len = 0, output_len = 0, requests_per_s = 0, acceptance = 0;
         std::int64_t draft_tokens = 0;
+        // Under load: a closed loop of clients, an open loop at a rate, or a trace.
+        std::int64_t concurrency = 0, requests = 1000;
+        double request_rate = 0;
+        std::string trace, engine = "vllm";
         bool json = false;
         HtmlTarget html;
         std::string stack;
@@ -48,6 +55,17 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--dp", f->dp, "data-parallel replicas (default: what the chips leave)")->check(CLI::PositiveNumber);
     c->add_option("--requests-per-s", f->requests_per_s, "also split prefill and decode replicas for this traffic (disaggregated)")
         ->check(CLI::Range(1e-9, 1e12));
+    auto* concurrency = c->add_option("--concurrency", f->concurrency,
+                                      "simulate requests under load: this many clients, each sending when its last request ends")
+                            ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000}));
+    auto* rate = c->add_option("--request-rate", f->request_rate, "simulate requests under load: Poisson arrivals at this many a second")
+                     ->check(CLI::Range(1e-6, 1e7));
+    auto* trace = c->add_option("--trace", f->trace, "simulate the requests of a trace (JSON Lines: ours or Mooncake's)");
+    concurrency->excludes(rate)->excludes(trace);
+    rate->excludes(trace);
+    c->add_option("--requests", f->requests, "requests to simulate with --concurrency or --request-rate")
+        ->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{100'000'000}));
+    c->add_option("--engine", f->engine, "the serving engine's scheduler under load (engines/*.json; vllm-smaller-gpus on A100s and GPUs under 70 GiB)")->capture_default_str();
     c->add_option("--stack", f->stack, "serving stack (stacks/*.json; default: vllm on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve/1)");
     add_emit_flags(*c, f->emit, EmitJob::serving, false);
@@ -90,8 +108,30 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
             for (const CurvePoint& point : extras.curve->points)
                 if (point.fits) setup.batch_seqs = point.batch_seqs;
         }
+        const bool under_load = f->concurrency > 0 || f->request_rate > 0 || !f->trace.empty();
+        if (!under_load) {
+            for (const char* flag : {"--requests", "--engine"})
+                if (c->count(flag) > 0) throw InputError(flag, "", "needs --concurrency, --request-rate or --trace");
+        }
+        if (f->concurrency > 0 && c->count("--batch") == 0) setup.batch_seqs = static_cast<double>(f->concurrency);
         const ServingScenario scenario = build_serving_scenario(setup);
         const ServingReport report = simulate_serving(scenario);
+        if (under_load) {
+            // vLLM's batch defaults are smaller on A100s and GPUs under 70 GiB (its own rule, engines/vllm*.json).
+            const ChipSpec& chip = scenario.chip;
+            const bool smaller_gpu = chip.hbm_bytes < 70.0 * 1024 * 1024 * 1024 || chip.name.rfind("a100", 0) == 0;
+            const std::string engine = c->count("--engine") == 0 && smaller_gpu ? "vllm-smaller-gpus" : f->engine;
+            const SchedulerSpec scheduler = resolve_engine(engine, options.data_dir);
+            if (!f->trace.empty()) {
+                io::TraceFile requests(f->trace, scenario.model.context_length);
+                extras.load = simulate_load(scenario, scheduler, requests, 0);
+            } else {
+                const auto input = static_cast<std::int64_t>(f->input_len), output = static_cast<std::int64_t>(f->output_len);
+                FixedLengthRequests requests(f->requests, input, output, f->request_rate);
+                extras.load = simulate_load(scenario, scheduler, requests, f->concurrency);
+            }
+            extras.engine = scheduler;
+        }
         extras.requests_per_s = f->requests_per_s;
         if (f->requests_per_s > 0 && report.fits) extras.disaggregation = disaggregate(scenario, report, f->requests_per_s);
         report::ServeEnergy& energy = extras.energy.emplace();

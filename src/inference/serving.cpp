@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "collective/link_bytes.hpp"
 #include "core/error.hpp"
@@ -227,13 +228,15 @@ ServingReport simulate_serving(const ServingScenario& s) {
                         batch_prefill.pipeline_s;
 
     // Decode: the batch splits into micro-batches that keep the pipeline full; a token crosses every stage.
-    const double microbatches = std::min(pp, batch);
+    // A batch that does not split evenly (135 over 2 stages) runs micro-batches of 68 and 67: the
+    // larger one paces the stages.
+    const double microbatch = std::ceil(batch / std::min(pp, batch));
     const double context = s.input_len + s.output_len / 2.0;  // mean over the generation
     const SpeculativeDecoding& spec = s.speculative;
-    r.decode = chip.phase(true, batch / microbatches, context, 1.0 + d(spec.draft_tokens));
+    r.decode = chip.phase(true, microbatch, context, 1.0 + d(spec.draft_tokens));
     if (spec.draft_tokens > 0) {
         // The drafts run one after another on the last stage, before the step that verifies them.
-        r.draft_s = d(spec.draft_tokens) * chip.draft_s(batch / microbatches, context);
+        r.draft_s = d(spec.draft_tokens) * chip.draft_s(microbatch, context);
         r.decode.time_s += r.draft_s;
         r.decode_tokens_per_step = spec.tokens_per_step();
     }
@@ -298,6 +301,79 @@ ServingReport simulate_serving(const ServingScenario& s) {
     if (!std::isfinite(r.prefill.time_s) || !std::isfinite(r.decode.time_s) || r.decode.time_s <= 0 || !std::isfinite(r.memory.total_bytes()))
         throw InputError(s.chip.name, "", "the chip, model and plan give no finite prefill or decode time; check their numbers");
     return r;
+}
+
+struct StepPricer::Impl {
+    explicit Impl(const ServingScenario& s) : scenario(s), chip(scenario), windowed(s.model.window.has_value()) {}
+    struct Sides {
+        double compute_s = 0, memory_s = 0;
+    };
+    ServingScenario scenario;
+    ChipModel chip;
+    bool windowed;
+    std::unordered_map<std::int64_t, double> dense_s;          // GEMMs and collectives by tokens, per layer
+    std::unordered_map<std::int64_t, double> logits_s;         // by rows
+    std::unordered_map<std::int64_t, Sides> prompt_attention;  // causal over a prompt of this length, per layer
+    // A decode's attention is linear in its keys (FLOPs and cache bytes both), so two points per
+    // batch size give it exactly; a sliding window caps the keys and is priced directly.
+    std::unordered_map<std::int64_t, std::pair<Sides, Sides>> decode_attention;  // at kKeys and 2 kKeys keys a sequence
+
+    // Not 0: a pass with no context is a one-token prompt to the layer model.
+    static constexpr double kKeys = 1024;
+
+    double dense(std::int64_t tokens) {
+        auto [it, fresh] = dense_s.try_emplace(tokens, 0.0);
+        if (fresh) {
+            const LayerCost c = chip.layer(false, 1, d(tokens));
+            it->second = c.matmul_s + c.collective_s;
+        }
+        return it->second;
+    }
+    double logits(std::int64_t rows) {
+        auto [it, fresh] = logits_s.try_emplace(rows, 0.0);
+        if (fresh) it->second = chip.phase(true, d(rows), 1).output_layer_s;
+        return it->second;
+    }
+    Sides prompt(std::int64_t len) {
+        auto [it, fresh] = prompt_attention.try_emplace(len);
+        if (fresh && len > 0) {
+            const LayerCost c = chip.layer(false, 1, d(len));
+            it->second = {c.attention_compute_s, c.attention_memory_s};
+        }
+        return it->second;
+    }
+    double decode(std::int64_t seqs, double keys) {
+        if (seqs == 0) return 0;
+        if (windowed) return chip.layer(true, d(seqs), keys / d(seqs)).attention_s();
+        auto [it, fresh] = decode_attention.try_emplace(seqs);
+        if (fresh) {
+            const LayerCost one = chip.layer(true, d(seqs), kKeys), two = chip.layer(true, d(seqs), 2 * kKeys);
+            it->second = {{one.attention_compute_s, one.attention_memory_s}, {two.attention_compute_s, two.attention_memory_s}};
+        }
+        const auto& [one, two] = it->second;
+        const double steps = keys / d(seqs) / kKeys - 1.0;  // from the first point, in units of kKeys
+        return std::max(one.compute_s + (two.compute_s - one.compute_s) * steps, one.memory_s + (two.memory_s - one.memory_s) * steps);
+    }
+};
+
+StepPricer::StepPricer(const ServingScenario& scenario) : impl_(std::make_unique<Impl>(scenario)) {
+    if (scenario.plan.pp != 1) throw InputError(kRequest, "pp", "the request-level simulator runs replicas without pipeline stages (pp 1)");
+}
+StepPricer::~StepPricer() = default;
+
+double StepPricer::step_s(const StepShape& step) {
+    Impl& m = *impl_;
+    std::int64_t tokens = step.decode_seqs;
+    double layer_s = m.decode(step.decode_seqs, step.decode_keys);
+    for (const PromptChunk& chunk : step.chunks) {
+        tokens += chunk.tokens;
+        // Causal attention of a chunk after `offset` cached tokens: the prompt's to its end less the part before.
+        const Impl::Sides to_end = m.prompt(chunk.offset + chunk.tokens), before = m.prompt(chunk.offset);
+        layer_s += std::max(to_end.compute_s - before.compute_s, to_end.memory_s - before.memory_s);
+    }
+    if (tokens == 0) return 0;
+    layer_s += m.dense(tokens);
+    return d(m.scenario.model.n_layers) * layer_s + (step.logit_rows > 0 ? m.logits(step.logit_rows) : 0.0);
 }
 
 ServingCurve serving_curve(ServingScenario scenario, const std::vector<double>& batches) {

@@ -2,6 +2,8 @@
 // Serving a model: prefill (time to first token) and decode (time per output token) of one
 // replica, each layer's FLOPs, weight and KV-cache traffic and collectives on the chip's roofline,
 // memory per chip, throughput and cost. Pure: specs in, report out.
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -161,6 +163,33 @@ void check_serving_plan(const ModelSpec& model, const ChipSpec& chip, const Plan
 // The share of a batch's life (its prefill, then each decode step) the chips spend in kernels
 // rather than waiting on the network: what their power follows.
 [[nodiscard]] double serving_kernel_share(const ServingReport& report, double output_len);
+
+// Prices one iteration of a continuous-batching server (vLLM, SGLang) on one replica without
+// pipeline stages: the GEMMs and collectives of every token in the pass, the decodes' attention over
+// their caches, each prompt chunk's attention over its prompt so far, and logits for the rows that
+// yield a token. Each part is the layer model above (ChipModel), memoised by its integer shape.
+struct PromptChunk {
+    std::int64_t tokens = 0;
+    std::int64_t offset = 0;  // prompt tokens already in the cache
+};
+struct StepShape {
+    std::int64_t decode_seqs = 0;  // sequences decoding one token each
+    double decode_keys = 0;        // cached tokens their queries read, summed over them
+    std::vector<PromptChunk> chunks;
+    std::int64_t logit_rows = 0;   // decodes and prompts whose last chunk this is
+};
+class StepPricer {
+public:
+    explicit StepPricer(const ServingScenario& scenario);
+    ~StepPricer();
+    StepPricer(const StepPricer&) = delete;
+    StepPricer& operator=(const StepPricer&) = delete;
+    [[nodiscard]] double step_s(const StepShape& step);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 // The latency-throughput curve: decode at each batch size (whole deployment), and the smallest
 // batch at which the decode matmuls turn compute-bound (0 when none of them does).

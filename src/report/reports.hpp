@@ -9,6 +9,7 @@
 #include "collective/collective.hpp"
 #include "engine/run_outlook.hpp"
 #include "engine/training.hpp"
+#include "inference/load.hpp"
 #include "inference/serve_search.hpp"
 #include "inference/serving.hpp"
 #include "validation/validate.hpp"
@@ -81,6 +82,8 @@ struct ServeExtras {
     std::optional<Disaggregation> disaggregation;
     double requests_per_s = 0;  // the traffic a split was asked for (none is made where the deployment does not fit)
     std::optional<ServeEnergy> energy;
+    std::optional<LoadReport> load;  // requests simulated under load, and the scheduler that ran them
+    std::optional<SchedulerSpec> engine;
     // The throughput's prediction interval; serving has no held-out runs yet, so it says why there is none.
     PredictionInterval interval{false, 0.9, 1, 1, 0, "", "no serving run has been cross-validated yet (the dev set holds training runs): no interval is given"};
 };

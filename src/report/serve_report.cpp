@@ -58,6 +58,50 @@ nlohmann::json phase_json(const PhaseCost& p) {
               {"collectives", collectives}}}};
 }
 
+
+std::string load_text(const LoadReport& l, const SchedulerSpec& e) {
+    std::string text = "Under load: " + std::to_string(l.requests) + " requests" +
+                       (l.concurrency > 0 ? " from " + std::to_string(l.concurrency) + " clients (closed loop)" : "") + " on " +
+                       e.engine + " " + e.version + "'s scheduler (" + std::to_string(e.max_seqs) + " sequences, " +
+                       std::to_string(e.max_batched_tokens) + " tokens an iteration, " +
+                       (e.chunked_prefill ? "chunked prefill" : "whole prompts") + ", " + std::to_string(l.kv_blocks) + " KV blocks of " +
+                       std::to_string(e.kv_block_tokens) + " tokens a replica)\n";
+    Table table({"latency", "mean", "p50", "p90", "p99"});
+    const auto row = [&](const char* name, const Percentiles& p) {
+        table.add_row({name, seconds(p.mean), seconds(p.p50), seconds(p.p90), seconds(p.p99)});
+    };
+    row("time to first token", l.ttft_s);
+    row("time per output token", l.tpot_s);
+    row("inter-token latency", l.itl_s);
+    row("end to end", l.e2e_s);
+    text += table.render();
+    text += "throughput " + si(l.output_tokens_per_s) + " output tokens/s (" + si(l.output_tokens_per_s_per_chip) + " a chip), " +
+            fixed(l.requests_per_s, 2) + " requests/s over " + seconds(l.duration_s) + "; " + fixed(l.mean_running, 1) +
+            " sequences and " + fixed(l.mean_step_tokens, 0) + " tokens an iteration, " + std::to_string(l.preemptions) +
+            " preemptions, KV cache at most " + fixed(100.0 * l.peak_kv_fraction, 0) + "% full\n";
+    if (l.replicas > 1)
+        text += "each of the " + std::to_string(l.replicas) + " replicas takes every " + std::to_string(l.replicas) +
+                "th request; one is simulated\n";
+    return text;
+}
+
+nlohmann::json load_json(const LoadReport& l, const SchedulerSpec& e) {
+    const auto p = [](const Percentiles& x) { return nlohmann::json{{"mean", x.mean}, {"p50", x.p50}, {"p90", x.p90}, {"p99", x.p99}}; };
+    nlohmann::json queue = nlohmann::json::array();
+    for (const QueueSample& q : l.queue) queue.push_back({q.time_s, q.waiting, q.running});
+    return {{"engine", {{"name", e.engine}, {"version", e.version}, {"max_seqs", e.max_seqs}, {"max_batched_tokens", e.max_batched_tokens},
+                        {"chunked_prefill", e.chunked_prefill}, {"kv_block_tokens", e.kv_block_tokens},
+                        {"kv_memory_fraction", e.kv_memory_fraction}}},
+            {"requests", l.requests}, {"replicas", l.replicas},
+            {"concurrency", l.concurrency > 0 ? nlohmann::json(l.concurrency) : nlohmann::json(nullptr)},
+            {"duration_s", l.duration_s}, {"ttft_s", p(l.ttft_s)}, {"tpot_s", p(l.tpot_s)}, {"itl_s", p(l.itl_s)}, {"e2e_s", p(l.e2e_s)},
+            {"requests_per_s", l.requests_per_s}, {"input_tokens_per_s", l.input_tokens_per_s},
+            {"output_tokens_per_s", l.output_tokens_per_s}, {"output_tokens_per_s_per_chip", l.output_tokens_per_s_per_chip},
+            {"mean_in_system", l.mean_in_system}, {"steps", l.steps}, {"preemptions", l.preemptions},
+            {"mean_running", l.mean_running}, {"mean_step_tokens", l.mean_step_tokens}, {"kv_blocks", l.kv_blocks},
+            {"peak_kv_fraction", l.peak_kv_fraction}, {"queue", {{"columns", {"time_s", "waiting", "running"}}, {"samples", queue}}}};
+}
+
 }  // namespace
 
 std::string serve_table(const ServingScenario& s, const ServingReport& r, const ServeExtras& extras) {
@@ -138,6 +182,7 @@ std::string serve_table(const ServingScenario& s, const ServingReport& r, const 
     } else if (extras.requests_per_s > 0) {
         text += "\nNo disaggregated split at " + fixed(extras.requests_per_s, 2) + " requests/s: the deployment does not fit\n";
     }
+    if (extras.load) text += "\n" + load_text(*extras.load, *extras.engine);
     return text;
 }
 
@@ -212,6 +257,7 @@ std::string serve_json(const ServingScenario& s, const ServingReport& r, const S
                                 {"prefill_replicas", g.prefill_replicas}, {"decode_replicas", g.decode_replicas},
                                 {"prefill_chips", g.prefill_chips}, {"decode_chips", g.decode_chips}, {"chips", g.chips()}};
     }
+    if (extras.load) doc["load"] = load_json(*extras.load, *extras.engine);
     return doc.dump(2);
 }
 
