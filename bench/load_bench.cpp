@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
 
     t0 = now_s();
     FixedLengthRequests closed(10'000, 1024, 256, 0);
-    const LoadReport a = simulate_load(scenario, engine, closed, 64);
+    const LoadReport a = simulate_load(scenario, engine, closed, {64});
     const double closed_s = now_s() - t0;
 
     // A one-hour trace at 20 requests a second, written out and streamed back.
@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
     }
     t0 = now_s();
     io::TraceFile file(trace, 0);
-    const LoadReport b = simulate_load(scenario, engine, file, 0);
+    const LoadReport b = simulate_load(scenario, engine, file, {});
     const double trace_s = now_s() - t0;
     std::filesystem::remove(trace);
 

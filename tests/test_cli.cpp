@@ -670,6 +670,34 @@ TEST_CASE("serve: what does not fit is a report with fits false, bad plans and d
     expect_refusal("serve --model llama3-8b --hardware h100 --input-len 128", {"--output-len"});
 }
 
+TEST_CASE("serve under load: latency percentiles, goodput, and loads or traces it cannot run refused naming the flag or line") {
+    const auto result = run_ridgeline("serve --model llama3-8b --hardware dgx-h100 --chips 2 --dp 2 --input-len 1000 --output-len 200 "
+                                      "--concurrency 16 --requests 200 --slo-ttft-ms 200 --slo-tpot-ms 50 --json");
+    REQUIRE(result.exit_code == 0);
+    const json load = json::parse(result.out)["load"];
+    CHECK(load["engine"]["name"] == "vllm");
+    CHECK(load["requests"] == 200);
+    CHECK(load["replicas"] == 2);
+    CHECK(load["ttft_s"]["p50"].get<double>() <= load["ttft_s"]["p99"].get<double>());
+    CHECK(load["goodput_requests_per_s"].get<double>() <= load["requests_per_s"].get<double>());
+    // An A100 gets vLLM's smaller batch defaults, as vLLM chooses them.
+    const auto a100 = run_ridgeline("serve --model llama3-8b --hardware a100-80gb --input-len 500 --output-len 50 --concurrency 4 --requests 8 --json");
+    REQUIRE(a100.exit_code == 0);
+    CHECK(json::parse(a100.out)["load"]["engine"]["max_seqs"] == 256);
+
+    const std::string job = "serve --model llama3-8b --hardware h100 --input-len 100 --output-len 10 ";
+    expect_refusal(job + "--requests 5", {"--requests", "--concurrency"});
+    expect_refusal(job + "--slo-ttft-ms 100", {"--slo-ttft-ms"});
+    expect_refusal(job + "--concurrency 2 --request-rate 3", {"--concurrency", "--request-rate"});
+    expect_refusal(job + "--concurrency 2 --engine nosuch", {"nosuch"});
+    expect_refusal(job + "--trace /nonexistent/trace.jsonl", {"/nonexistent/trace.jsonl"});
+    const std::string trace = write_file("late.jsonl", "{\"arrival_s\": 2, \"input_tokens\": 5, \"output_tokens\": 5}\n"
+                                                       "{\"arrival_s\": 1, \"input_tokens\": 5, \"output_tokens\": 5}\n");
+    expect_refusal(job + "--trace " + trace, {"late.jsonl:2", "arrival_s"});
+    expect_refusal("serve --model llama3-70b --hardware dgx-h100 --chips 8 --tp 4 --pp 2 --input-len 100 --output-len 10 --concurrency 2",
+                   {"pp", "pipeline"});
+}
+
 TEST_CASE("search serve: the best configurations meeting the SLOs and the Pareto front") {
     const auto result = run_ridgeline("search serve --model llama3-8b --hardware dgx-h100 --chips 1..8 --input-len 1024 --output-len 256 "
                                       "--slo-ttft-ms 500 --slo-tpot-ms 30 --top 3 --max-batch 128 --json");

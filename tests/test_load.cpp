@@ -40,12 +40,12 @@ SchedulerSpec vllm() { return resolve_engine("vllm", test::source_dir()); }
 
 LoadReport closed_loop(const ServingScenario& s, const SchedulerSpec& engine, std::int64_t clients, std::int64_t requests) {
     FixedLengthRequests source(requests, static_cast<std::int64_t>(s.input_len), static_cast<std::int64_t>(s.output_len), 0);
-    return simulate_load(s, engine, source, clients);
+    return simulate_load(s, engine, source, {clients});
 }
 
 LoadReport open_loop(const ServingScenario& s, const SchedulerSpec& engine, double rate, std::int64_t requests) {
     FixedLengthRequests source(requests, static_cast<std::int64_t>(s.input_len), static_cast<std::int64_t>(s.output_len), rate);
-    return simulate_load(s, engine, source, 0);
+    return simulate_load(s, engine, source, {});
 }
 
 void check_little(const LoadReport& r) {
@@ -56,7 +56,7 @@ void check_little(const LoadReport& r) {
 }
 
 std::filesystem::path write_file(const std::string& name, const std::string& text) {
-    const auto path = std::filesystem::temp_directory_path() / ("ridgeline-test-load-" + name);
+    const auto path = test::scratch_dir("load") / name;
     std::ofstream(path, std::ios::binary) << text;
     return path;
 }
@@ -178,7 +178,7 @@ TEST_CASE("a Mooncake trace is read as published and simulated") {
     CHECK(last_s == doctest::Approx(141.0));  // timestamp 141000 ms
     const ServingScenario s = scenario_for("llama3.1-70b", "dgx-h100", 8, 8, 14000, 365);
     io::TraceFile again(trace, 131072);
-    const LoadReport load = simulate_load(s, vllm(), again, 0);
+    const LoadReport load = simulate_load(s, vllm(), again, {});
     CHECK(load.requests == 400);
     check_little(load);
 }

@@ -26,7 +26,7 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         std::int64_t draft_tokens = 0;
         // Under load: a closed loop of clients, an open loop at a rate, or a trace.
         std::int64_t concurrency = 0, requests = 1000;
-        double request_rate = 0;
+        double request_rate = 0, slo_ttft_ms = 0, slo_tpot_ms = 0;
         std::string trace, engine = "vllm";
         bool json = false;
         HtmlTarget html;
@@ -65,6 +65,10 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
     rate->excludes(trace);
     c->add_option("--requests", f->requests, "requests to simulate with --concurrency or --request-rate")
         ->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{100'000'000}));
+    c->add_option("--slo-ttft-ms", f->slo_ttft_ms, "under load: goodput counts requests whose time to first token is within this")
+        ->check(CLI::Range(1e-3, 1e9));
+    c->add_option("--slo-tpot-ms", f->slo_tpot_ms, "under load: goodput counts requests whose time per output token is within this")
+        ->check(CLI::Range(1e-3, 1e9));
     c->add_option("--engine", f->engine, "the serving engine's scheduler under load (engines/*.json; vllm-smaller-gpus on A100s and GPUs under 70 GiB)")->capture_default_str();
     c->add_option("--stack", f->stack, "serving stack (stacks/*.json; default: vllm on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve/1)");
@@ -110,7 +114,7 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         }
         const bool under_load = f->concurrency > 0 || f->request_rate > 0 || !f->trace.empty();
         if (!under_load) {
-            for (const char* flag : {"--requests", "--engine"})
+            for (const char* flag : {"--requests", "--engine", "--slo-ttft-ms", "--slo-tpot-ms"})
                 if (c->count(flag) > 0) throw InputError(flag, "", "needs --concurrency, --request-rate or --trace");
         }
         if (f->concurrency > 0 && c->count("--batch") == 0) setup.batch_seqs = static_cast<double>(f->concurrency);
@@ -122,13 +126,14 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
             const bool smaller_gpu = chip.hbm_bytes < 70.0 * 1024 * 1024 * 1024 || chip.name.rfind("a100", 0) == 0;
             const std::string engine = c->count("--engine") == 0 && smaller_gpu ? "vllm-smaller-gpus" : f->engine;
             const SchedulerSpec scheduler = resolve_engine(engine, options.data_dir);
+            const LoadOptions load{f->concurrency, f->slo_ttft_ms * 1e-3, f->slo_tpot_ms * 1e-3};
             if (!f->trace.empty()) {
                 io::TraceFile requests(f->trace, scenario.model.context_length);
-                extras.load = simulate_load(scenario, scheduler, requests, 0);
+                extras.load = simulate_load(scenario, scheduler, requests, load);
             } else {
                 const auto input = static_cast<std::int64_t>(f->input_len), output = static_cast<std::int64_t>(f->output_len);
                 FixedLengthRequests requests(f->requests, input, output, f->request_rate);
-                extras.load = simulate_load(scenario, scheduler, requests, f->concurrency);
+                extras.load = simulate_load(scenario, scheduler, requests, load);
             }
             extras.engine = scheduler;
         }

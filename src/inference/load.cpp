@@ -117,7 +117,8 @@ std::optional<Request> FixedLengthRequests::next() {
 }
 
 LoadReport simulate_load(const ServingScenario& scenario, const SchedulerSpec& scheduler, RequestSource& source,
-                         std::int64_t concurrency) {
+                         const LoadOptions& options) {
+    const std::int64_t concurrency = options.concurrency;
     const std::int64_t replicas = scenario.plan.dp;
     if (scenario.speculative.draft_tokens > 0)
         throw InputError(kRequest, "draft_tokens", "speculative decoding is not simulated request by request yet; drop --draft-tokens");
@@ -168,6 +169,7 @@ LoadReport simulate_load(const ServingScenario& scenario, const SchedulerSpec& s
     std::int64_t free_blocks = total_blocks;
     double now_s = 0, first_arrival_s = -1, area = 0, latency_sum_s = 0;
     std::vector<double> ttft, tpot, e2e;
+    std::int64_t within_slo = 0;
     GapHistogram gaps;
     QueueTrace queue;
     double running_sum = 0, tokens_sum = 0;
@@ -321,7 +323,9 @@ LoadReport simulate_load(const ServingScenario& scenario, const SchedulerSpec& s
             ttft.push_back(ttft_s);
             e2e.push_back(e2e_s);
             latency_sum_s += e2e_s;
-            if (r.request.output_tokens > 1) tpot.push_back((e2e_s - ttft_s) / d(r.request.output_tokens - 1));
+            const double tpot_s = r.request.output_tokens > 1 ? (e2e_s - ttft_s) / d(r.request.output_tokens - 1) : 0.0;
+            if (r.request.output_tokens > 1) tpot.push_back(tpot_s);
+            if ((options.slo_ttft_s <= 0 || ttft_s <= options.slo_ttft_s) && (options.slo_tpot_s <= 0 || tpot_s <= options.slo_tpot_s)) ++within_slo;
             report.input_tokens_per_s += d(r.request.input_tokens);
             report.output_tokens_per_s += d(r.request.output_tokens);
             if (clients > 0)
@@ -345,6 +349,9 @@ LoadReport simulate_load(const ServingScenario& scenario, const SchedulerSpec& s
     report.mean_running = running_sum / d(report.steps);
     report.mean_step_tokens = tokens_sum / d(report.steps);
     report.peak_kv_fraction = d(peak_blocks) / d(total_blocks);
+    report.slo_given = options.slo_ttft_s > 0 || options.slo_tpot_s > 0;
+    report.slo_met_fraction = d(within_slo) / d(done);
+    report.goodput_requests_per_s = report.requests_per_s * report.slo_met_fraction;
     report.ttft_s = percentiles_of(ttft);
     report.tpot_s = percentiles_of(tpot);
     report.e2e_s = percentiles_of(e2e);

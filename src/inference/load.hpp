@@ -64,11 +64,20 @@ struct LoadReport {
     std::int64_t kv_blocks = 0;     // per replica
     double peak_kv_fraction = 0;    // of those blocks
     std::vector<QueueSample> queue; // at most a few hundred points over the run
+    // With service levels: the share of requests meeting every one, and those requests per second.
+    bool slo_given = false;
+    double slo_met_fraction = 0, goodput_requests_per_s = 0;
+};
+
+struct LoadOptions {
+    std::int64_t concurrency = 0;  // closed-loop clients over the deployment; 0: arrivals as the source times them
+    // Service levels a request must meet to count towards goodput (0: not asked).
+    double slo_ttft_s = 0, slo_tpot_s = 0;
 };
 
 // InputError naming the field when the load cannot run on this deployment (pipeline stages,
 // speculative decoding, a request larger than the cache).
 [[nodiscard]] LoadReport simulate_load(const ServingScenario& scenario, const SchedulerSpec& scheduler, RequestSource& requests,
-                                       std::int64_t concurrency);
+                                       const LoadOptions& options);
 
 }  // namespace ridgeline

@@ -79,6 +79,9 @@ std::string load_text(const LoadReport& l, const SchedulerSpec& e) {
             fixed(l.requests_per_s, 2) + " requests/s over " + seconds(l.duration_s) + "; " + fixed(l.mean_running, 1) +
             " sequences and " + fixed(l.mean_step_tokens, 0) + " tokens an iteration, " + std::to_string(l.preemptions) +
             " preemptions, KV cache at most " + fixed(100.0 * l.peak_kv_fraction, 0) + "% full\n";
+    if (l.slo_given)
+        text += "goodput " + fixed(l.goodput_requests_per_s, 2) + " requests/s: " + fixed(100.0 * l.slo_met_fraction, 1) +
+                "% of requests meet the service levels\n";
     if (l.replicas > 1)
         text += "each of the " + std::to_string(l.replicas) + " replicas takes every " + std::to_string(l.replicas) +
                 "th request; one is simulated\n";
@@ -99,7 +102,9 @@ nlohmann::json load_json(const LoadReport& l, const SchedulerSpec& e) {
             {"output_tokens_per_s", l.output_tokens_per_s}, {"output_tokens_per_s_per_chip", l.output_tokens_per_s_per_chip},
             {"mean_in_system", l.mean_in_system}, {"steps", l.steps}, {"preemptions", l.preemptions},
             {"mean_running", l.mean_running}, {"mean_step_tokens", l.mean_step_tokens}, {"kv_blocks", l.kv_blocks},
-            {"peak_kv_fraction", l.peak_kv_fraction}, {"queue", {{"columns", {"time_s", "waiting", "running"}}, {"samples", queue}}}};
+            {"peak_kv_fraction", l.peak_kv_fraction},
+            {"slo_met_fraction", l.slo_given ? nlohmann::json(l.slo_met_fraction) : nlohmann::json(nullptr)},
+            {"goodput_requests_per_s", l.slo_given ? nlohmann::json(l.goodput_requests_per_s) : nlohmann::json(nullptr)}, {"queue", {{"columns", {"time_s", "waiting", "running"}}, {"samples", queue}}}};
 }
 
 }  // namespace
