@@ -46,6 +46,10 @@ def serve_marks(d):
     return [len(d["curve"]["points"])]
 
 
+def serve_load_marks(d):
+    return [2 * len(d["load"]["queue"]["samples"])]  # running and waiting at each sample
+
+
 def search_marks(d):
     return [len(d["pareto"])]
 
@@ -67,6 +71,8 @@ CASES = [
     ("train", lambda d: 0, ["train", "--model", "llama3-70b", "--hardware", "dgx-h100", "--chips", "64", "--tp", "8", "--pp", "2"], train_marks),
     ("serve", lambda d: int(d["curve"]["critical_batch_seqs"] in [p["batch_seqs"] for p in d["curve"]["points"]]), ["serve", "--model", "llama3-8b", "--hardware", "dgx-h100", "--chips", "8", "--tp", "8", "--batch", "1..4096", "--input-len", "1024",
                "--output-len", "256"], serve_marks),
+    ("serve-load", lambda d: 0, ["serve", "--model", "llama3-8b", "--hardware", "dgx-h100", "--chips", "1", "--input-len", "1024",
+                    "--output-len", "256", "--request-rate", "20", "--requests", "400"], serve_load_marks),
     ("search-train", lambda d: 1, ["search", "train", "--model", "llama3-8b", "--hardware", "dgx-h100", "--chips", "16", "--global-batch-tokens",
                       "1048576"], search_marks),
     ("search-scaling", lambda d: 1, ["search", "train", "--model", "llama3-8b", "--hardware", "dgx-h100", "--chips", "16..128", "--global-batch-tokens",

@@ -121,10 +121,7 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         const ServingScenario scenario = build_serving_scenario(setup);
         const ServingReport report = simulate_serving(scenario);
         if (under_load) {
-            // vLLM's batch defaults are smaller on A100s and GPUs under 70 GiB (its own rule, engines/vllm*.json).
-            const ChipSpec& chip = scenario.chip;
-            const bool smaller_gpu = chip.hbm_bytes < 70.0 * 1024 * 1024 * 1024 || chip.name.rfind("a100", 0) == 0;
-            const std::string engine = c->count("--engine") == 0 && smaller_gpu ? "vllm-smaller-gpus" : f->engine;
+            const std::string engine = c->count("--engine") == 0 ? default_engine_name(scenario.chip) : f->engine;
             const SchedulerSpec scheduler = resolve_engine(engine, options.data_dir);
             const LoadOptions load{f->concurrency, f->slo_ttft_ms * 1e-3, f->slo_tpot_ms * 1e-3};
             if (!f->trace.empty()) {

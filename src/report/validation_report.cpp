@@ -16,13 +16,13 @@ nlohmann::json summary_json(const ErrorSummary& s) {
 
 std::string validation_table(const ValidationResult& v) {
     Table records({"record", "predicted tokens/s", "measured tokens/s", "error", "bound"});
-    Table serving({"serving record", "batch", "predicted output tokens/s", "measured output tokens/s", "error", "decode bound"});
+    Table serving({"serving record", "batch", "predicted output tokens/s", "measured output tokens/s", "error", "decode bound", "simulated on"});
     Table skipped({"skipped record", "reason"});
     for (const auto& r : v.records) {
         if (!r.ok) skipped.add_row({r.id, r.reason});
         else if (r.kind == "serve")
             serving.add_row({r.id, fixed(r.batch_seqs, 0), si(r.predicted_output_tokens_per_s), si(r.measured_output_tokens_per_s),
-                             percent(r.error), limit_text(r.bound)});
+                             percent(r.error), limit_text(r.bound), r.engine.empty() ? "static batch" : r.engine});
         else records.add_row({r.id, si(r.predicted_tokens_per_s), si(r.measured_tokens_per_s), percent(r.error), limit_text(r.bound)});
     }
     std::string text;
@@ -55,6 +55,9 @@ std::string validation_json(const ValidationResult& v, const CrossValidation* cv
             record["error"] = r.error;
             record["batch_seqs"] = r.batch_seqs;
             record["bound"] = limit_text(r.bound);
+            if (!r.engine.empty())
+                record["under_load"] = {{"engine", r.engine}, {"static_output_tokens_per_s", r.static_output_tokens_per_s},
+                                        {"ttft_p50_s", r.predicted_ttft_s}, {"tpot_p50_s", r.predicted_tpot_s}};
         } else if (r.ok) {
             record["predicted_tokens_per_s"] = r.predicted_tokens_per_s;
             record["measured_tokens_per_s"] = r.measured_tokens_per_s;

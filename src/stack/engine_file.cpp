@@ -83,6 +83,11 @@ SchedulerSpec load_engine_file(const std::filesystem::path& path) {
 
 std::vector<CatalogEntry> list_engines(const std::filesystem::path& data_dir) { return io::list_catalog(data_dir / "engines"); }
 
+std::string default_engine_name(const ChipSpec& chip) {
+    const bool smaller = chip.hbm_bytes < 70.0 * 1024 * 1024 * 1024 || chip.name.rfind("a100", 0) == 0;
+    return smaller ? "vllm-smaller-gpus" : "vllm";
+}
+
 SchedulerSpec resolve_engine(const std::string& name_or_path, const std::filesystem::path& data_dir) {
     return load_engine_file(io::catalog_file(name_or_path, list_engines(data_dir), "engine"));
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "hardware/chip.hpp"
 #include "inference/scheduler.hpp"
 #include "io/catalog_lookup.hpp"
 
@@ -15,5 +16,8 @@ namespace ridgeline {
 [[nodiscard]] SchedulerSpec load_engine_file(const std::filesystem::path& path);
 [[nodiscard]] SchedulerSpec resolve_engine(const std::string& name_or_path, const std::filesystem::path& data_dir);
 [[nodiscard]] std::vector<CatalogEntry> list_engines(const std::filesystem::path& data_dir);
+// The engine a serving run gets when none is named: vLLM, with the smaller batch defaults vLLM itself
+// picks on A100s and GPUs under 70 GiB.
+[[nodiscard]] std::string default_engine_name(const ChipSpec& chip);
 
 }  // namespace ridgeline

@@ -111,7 +111,10 @@ TrainingScenario record_scenario(const RunRecord& r, const std::filesystem::path
 
 RecordResult predict_record(const RunRecord& r, const std::filesystem::path& data_dir) {
     if (r.kind == "serve") return predict_serve_record(r, data_dir);
-    RecordResult result{r.id, r.kind, r.source_key, false, "", 0, 0, 0, 0, {}, 0, 0, 0};
+    RecordResult result;
+    result.id = r.id;
+    result.kind = r.kind;
+    result.source = r.source_key;
     const auto skip = [&](const std::string& reason) {
         result.reason = reason;
         return result;

@@ -27,6 +27,10 @@ struct RecordResult {
     double predicted_output_tokens_per_s = 0;
     double measured_output_tokens_per_s = 0;
     double batch_seqs = 0;  // the batch predicted at (the best that fits when the record's concurrency is null)
+    // At a stated concurrency the requests are simulated on an engine's scheduler (a closed loop of
+    // that many clients); the static model's throughput and the simulated latencies are kept beside.
+    std::string engine;  // empty: the static model (offline records, pipeline stages)
+    double static_output_tokens_per_s = 0, predicted_ttft_s = 0, predicted_tpot_s = 0;
 };
 
 struct ErrorSummary {

@@ -1,10 +1,13 @@
 // Serving records (kind "serve"): the record's model, chips and plan through the serving engine.
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
+#include "inference/load.hpp"
 #include "scenario/serving_setup.hpp"
 #include "sharding/strategy_file.hpp"
+#include "stack/engine_file.hpp"
 #include "validation/validate.hpp"
 
 namespace ridgeline {
@@ -47,8 +50,23 @@ RecordResult predict_serve_record(const RunRecord& r, const std::filesystem::pat
         ServingReport best;
         if (r.concurrency) {
             setup.batch_seqs = static_cast<double>(*r.concurrency);
-            best = simulate_serving(build_serving_scenario(setup));
+            const ServingScenario scenario = build_serving_scenario(setup);
+            best = simulate_serving(scenario);
             result.batch_seqs = setup.batch_seqs;
+            result.static_output_tokens_per_s = best.output_tokens_per_s;
+            if (r.pp == 1 && *r.concurrency % r.dp == 0) {
+                // The record's engine where one is described, else vLLM's defaults for the chip.
+                const bool described = !r.framework.empty() && io::find_entry(list_engines(data_dir), r.framework);
+                const std::string engine = described ? r.framework : default_engine_name(scenario.chip);
+                const SchedulerSpec scheduler = resolve_engine(engine, data_dir);
+                // Enough rounds of requests per client for the closed loop's start to wash out.
+                FixedLengthRequests requests(std::max<std::int64_t>(10 * *r.concurrency, 100), *r.input_len, *r.output_len, 0);
+                const LoadReport load = simulate_load(scenario, scheduler, requests, {*r.concurrency});
+                best.output_tokens_per_s = load.output_tokens_per_s;
+                result.engine = scheduler.engine;
+                result.predicted_ttft_s = load.ttft_s.p50;
+                result.predicted_tpot_s = load.tpot_s.p50;
+            }
         } else {
             // Offline: the runtime fills memory; take the best throughput over the batches that fit.
             const ServingScenario probe = build_serving_scenario(setup);

@@ -156,7 +156,7 @@ void serving_page(const json& d, Page& page) {
     page.title = text(d.at("model")) + " serving on " + text(d.at("chips")) + " x " + text(d.at("chip"));
     page.body += "<p class=\"meta\">" + escape(text(d.at("cluster")) + ", plan " + plan_text(d.at("plan")) + ", " + text(d.at("input_len")) +
                                           " tokens in, " + text(d.at("output_len")) + " out") + "</p>\n";
-    const json& curve = d.at("curve");
+    const json curve = d.value("curve", json());
     if (curve.is_object() && curve.contains("points")) {
         PlotSeries fits{"fits in memory", "#1f78b4", {}, true, false};
         PlotSeries over{"does not fit", "#e31a1c", {}, false, true};
@@ -178,6 +178,25 @@ void serving_page(const json& d, Page& page) {
     page.section("At the batch given");
     page.facts({{"batch", text(d.at("batch_seqs"))}, {"TTFT", report::seconds(number(d.at("prefill"), "time_s"))},
                 {"output tokens/s", report::si(number(d.at("throughput"), "output_tokens_per_s"))}, {"fits", d.value("fits", false) ? "yes" : "no"}});
+    const json load = d.value("load", json());
+    if (load.is_object()) {
+        PlotSeries running{"running", "#1f78b4", {}, true, false};
+        PlotSeries waiting{"waiting", "#e31a1c", {}, true, true};
+        for (const json& q : load.at("queue").at("samples")) {
+            running.points.emplace_back(q.at(0).get<double>(), q.at(2).get<double>());
+            waiting.points.emplace_back(q.at(0).get<double>(), q.at(1).get<double>());
+        }
+        Plot plot{"Requests on one replica over the run", {"time (s)", false}, {"requests", false}, {running, waiting}, std::nullopt, "", false};
+        page.section("Under load, on " + text(load.at("engine").at("name")) + "'s scheduler");
+        page.figure(plot, "Requests running (decoding or prefilling) and waiting for room, sampled over the simulated run.");
+        const json& ttft = load.at("ttft_s");
+        const json& tpot = load.at("tpot_s");
+        page.facts({{"requests", text(load.at("requests"))},
+                    {"TTFT p50 / p99", report::seconds(number(ttft, "p50")) + " / " + report::seconds(number(ttft, "p99"))},
+                    {"TPOT p50 / p99", report::seconds(number(tpot, "p50")) + " / " + report::seconds(number(tpot, "p99"))},
+                    {"output tokens/s", report::si(number(load, "output_tokens_per_s"))},
+                    {"preemptions", text(load.at("preemptions"))}});
+    }
 }
 
 void front_table(Page& page, const json& plans, const std::vector<std::pair<std::string, std::string>>& columns) {
