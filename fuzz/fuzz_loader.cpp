@@ -17,6 +17,8 @@
 #include "model/model_catalog.hpp"
 #include "scenario/scenario_file.hpp"
 #include "sharding/strategy_file.hpp"
+#include "io/trace_file.hpp"
+#include "stack/engine_file.hpp"
 #include "stack/stack_file.hpp"
 #include "topology/graph_routing.hpp"
 #include "topology/topology_file.hpp"
@@ -52,6 +54,12 @@ void load(const std::filesystem::path& path) {
     else if (loader == "emitter") (void)ridgeline::load_emitter_file(path);
     else if (loader == "residuals") (void)ridgeline::load_residuals(path);
     else if (loader == "launch_script") (void)ridgeline::read_arguments_file(path);
+    else if (loader == "engine") (void)ridgeline::load_engine_file(path);
+    else if (loader == "trace") {
+        ridgeline::io::TraceFile trace(path, 131072);
+        while (trace.next()) {
+        }
+    }
 }
 
 }  // namespace

@@ -15,13 +15,13 @@ declare -A seeds=(
   [chip]="hardware/chips" [system]="hardware/systems" [model]="models" [hf_config]="tests/data/hf"
   [strategy]="strategies" [stack]="stacks" [topology]="hardware/topologies" [scenario]="scenarios" [run_records]="tests/data/runs"
   [calibration]="tests/data/calibration" [kernel_measurements]="tests/data/reference" [emitter]="emitters"
-  [residuals]="accuracy" [launch_script]="tests/data/launch/megatron"
+  [residuals]="accuracy" [launch_script]="tests/data/launch/megatron" [engine]="engines" [trace]="tests/data/traces"
 )
 for target in "${!seeds[@]}"; do
   corpus="build-fuzz/corpus/$target"
   findings="build-fuzz/findings/$target"
   mkdir -p "$corpus" "$findings"
-  cp "${seeds[$target]}"/*.json "${seeds[$target]}"/*.sh "$corpus"/ 2>/dev/null || true
+  cp "${seeds[$target]}"/*.json "${seeds[$target]}"/*.sh "${seeds[$target]}"/*.jsonl "$corpus"/ 2>/dev/null || true
   cp tests/data/hostile/*.json "$corpus"/ 2>/dev/null || true  # broken files of every kind
   echo "fuzzing $target for ${seconds}s"
   ASAN_OPTIONS=detect_leaks=1 "build-fuzz/fuzz/fuzz_$target" "$corpus" -max_total_time="$seconds" -timeout=10 \
