@@ -6,14 +6,10 @@
 #include <fstream>
 
 #include "core/error.hpp"
-#include "hardware/catalog.hpp"
 #include "inference/load.hpp"
 #include "io/trace_file.hpp"
-#include "model/model_catalog.hpp"
 #include "scenario/serving_setup.hpp"
-#include "sharding/strategy_file.hpp"
 #include "stack/engine_file.hpp"
-#include "stack/stack_file.hpp"
 #include "test_support.hpp"
 
 using namespace ridgeline;
@@ -22,17 +18,8 @@ namespace {
 
 ServingScenario scenario_for(const std::string& model, const std::string& hardware, std::int64_t chips, std::int64_t tp,
                              double input_len, double output_len, std::int64_t dp = 0) {
-    ServingSetup setup;
-    setup.model = resolve_model(model, test::source_dir());
-    setup.strategy = resolve_strategy(kServingStrategy, test::source_dir());
-    setup.hardware = resolve_hardware(hardware, test::source_dir());
-    setup.stack = default_stack(setup.hardware.chip, true, test::source_dir());
-    setup.chips = chips;
-    setup.plan.tp = tp;
+    ServingSetup setup = test::serving_setup(model, hardware, chips, tp, static_cast<double>(dp > 0 ? dp : chips / tp), input_len, output_len);
     setup.plan.dp = dp;
-    setup.batch_seqs = static_cast<double>(dp > 0 ? dp : chips / tp);
-    setup.input_len = input_len;
-    setup.output_len = output_len;
     return build_serving_scenario(setup);
 }
 
@@ -248,20 +235,9 @@ TEST_CASE("shipped engines load with a source for every knob, and contradictory 
 TEST_CASE("loads the simulator cannot run yet are refused naming the field") {
     ServingScenario s = scenario_for("llama3-8b", "dgx-h100", 2, 1, 1000, 100, 2);
     expect_error([&] { (void)closed_loop(s, vllm(), 3, 10); }, "request", "concurrency");
-    const ServingScenario piped = [&] {
-        ServingSetup p;
-        p.model = resolve_model("llama3-70b", test::source_dir());
-        p.strategy = resolve_strategy(kServingStrategy, test::source_dir());
-        p.hardware = resolve_hardware("dgx-h100", test::source_dir());
-        p.stack = default_stack(p.hardware.chip, true, test::source_dir());
-        p.chips = 8;
-        p.plan.tp = 4;
-        p.plan.pp = 2;
-        p.batch_seqs = 2;
-        p.input_len = 100;
-        p.output_len = 10;
-        return build_serving_scenario(p);
-    }();
+    ServingSetup piped_setup = test::serving_setup("llama3-70b", "dgx-h100", 8, 4, 2, 100, 10);
+    piped_setup.plan.pp = 2;
+    const ServingScenario piped = build_serving_scenario(piped_setup);
     expect_error([&] { (void)closed_loop(piped, vllm(), 2, 4); }, "request", "pp");
     // A request larger than the whole cache would never run.
     SchedulerSpec small = vllm();

@@ -22,21 +22,6 @@ using namespace ridgeline;
 
 namespace {
 
-ServingSetup setup_for(const std::string& model, const std::string& hardware, std::int64_t chips, std::int64_t tp,
-                       double batch, double input_len, double output_len) {
-    ServingSetup setup;
-    setup.model = resolve_model(model, test::source_dir());
-    setup.strategy = resolve_strategy(kServingStrategy, test::source_dir());
-    setup.hardware = resolve_hardware(hardware, test::source_dir());
-    setup.stack = default_stack(setup.hardware.chip, true, test::source_dir());
-    setup.chips = chips;
-    setup.plan.tp = tp;
-    setup.batch_seqs = batch;
-    setup.input_len = input_len;
-    setup.output_len = output_len;
-    return setup;
-}
-
 ServingReport serve(const ServingSetup& setup) { return simulate_serving(build_serving_scenario(setup)); }
 
 // The engine names the request's field; the CLI turns it into the flag (test_cli checks that).
@@ -53,7 +38,7 @@ void expect_refusal(ServingSetup setup, const std::string& field, const std::vec
 }  // namespace
 
 TEST_CASE("on an ideal chip, decode and prefill agree with the closed-form roofline") {
-    ServingSetup setup = setup_for("llama3-8b", "h100", 1, 1, 32, 1024, 2);
+    ServingSetup setup = test::serving_setup("llama3-8b", "h100", 1, 1, 32, 1024, 2);
     setup.hardware.chip.efficiency = ChipEfficiency{};  // peak FLOP/s and bandwidth, no overheads
     setup.hardware.chip.kernels.reset();                // nor measured kernels
     const ServingReport r = serve(setup);
@@ -79,7 +64,7 @@ TEST_CASE("more chips never slow a memory-bound decode step under tensor paralle
         CAPTURE(model);
         double previous = 0;
         for (std::int64_t tp = 1; tp <= 8; tp *= 2) {
-            const ServingReport r = serve(setup_for(model, hardware, tp, tp, 8, 2048, 256));
+            const ServingReport r = serve(test::serving_setup(model, hardware, tp, tp, 8, 2048, 256));
             CAPTURE(tp);
             if (tp > 1 && r.decode.bound.bound != Bound::network) CHECK(r.decode.time_s <= previous);
             if (tp == 2) CHECK(r.decode.time_s < previous);  // the weights now stream from two HBMs
@@ -92,7 +77,7 @@ TEST_CASE("a longer context never shrinks the KV cache") {
     double kv = 0, kv_read = 0, max_batch = 1e30;
     for (double input : {128.0, 1024.0, 8192.0, 32768.0, 131072.0}) {
         CAPTURE(input);
-        const ServingReport r = serve(setup_for("llama3-8b", "h100", 1, 1, 4, input, 128));
+        const ServingReport r = serve(test::serving_setup("llama3-8b", "h100", 1, 1, 4, input, 128));
         CHECK(r.memory.kv_cache_bytes >= kv);
         CHECK(r.decode.per_layer.kv_bytes >= kv_read);
         CHECK(r.max_batch_seqs <= max_batch);
@@ -103,18 +88,18 @@ TEST_CASE("a longer context never shrinks the KV cache") {
 }
 
 TEST_CASE("what does not fit is a report that says what overflows, not an error") {
-    const ServingReport weights = serve(setup_for("llama3-70b", "h100", 1, 1, 1, 1024, 128));
+    const ServingReport weights = serve(test::serving_setup("llama3-70b", "h100", 1, 1, 1, 1024, 128));
     CHECK_FALSE(weights.fits);
     CHECK(weights.overflow_bytes > 0);
     CHECK(weights.overflow.find("weights") != std::string::npos);
     CHECK(weights.max_batch_seqs == 0);
-    const ServingReport kv = serve(setup_for("llama3-8b", "h100", 1, 1, 4096, 8192, 1024));
+    const ServingReport kv = serve(test::serving_setup("llama3-8b", "h100", 1, 1, 4096, 8192, 1024));
     CHECK_FALSE(kv.fits);
     CHECK(kv.overflow.find("KV cache") != std::string::npos);
     CHECK(kv.max_batch_seqs > 0);
     CHECK(kv.max_batch_seqs < 4096);
     // The largest batch that fits does fit, and one more sequence per replica does not.
-    ServingSetup at_max = setup_for("llama3-8b", "h100", 1, 1, kv.max_batch_seqs, 8192, 1024);
+    ServingSetup at_max = test::serving_setup("llama3-8b", "h100", 1, 1, kv.max_batch_seqs, 8192, 1024);
     CHECK(serve(at_max).fits);
     at_max.batch_seqs += 1;
     CHECK_FALSE(serve(at_max).fits);
@@ -122,14 +107,14 @@ TEST_CASE("what does not fit is a report that says what overflows, not an error"
 
 TEST_CASE("MoE decode reads the experts a batch actually touches") {
     // Mixtral: 8 experts, top-2. One token touches exactly 2; four touch 8 (1 - (6/8)^4) on average.
-    const ServingReport one = serve(setup_for("mixtral-8x7b", "h100", 1, 1, 1, 512, 64));
+    const ServingReport one = serve(test::serving_setup("mixtral-8x7b", "h100", 1, 1, 1, 512, 64));
     REQUIRE(one.moe);
     CHECK(one.moe->experts_touched_per_layer == doctest::Approx(2.0));
-    const ServingReport four = serve(setup_for("mixtral-8x7b", "h100", 1, 1, 4, 512, 64));
+    const ServingReport four = serve(test::serving_setup("mixtral-8x7b", "h100", 1, 1, 4, 512, 64));
     CHECK(four.moe->experts_touched_per_layer == doctest::Approx(8.0 * (1.0 - std::pow(0.75, 4))));
     CHECK(four.moe->expert_bytes_per_chip > one.moe->expert_bytes_per_chip);
     // Expert parallelism over 2 replicas: the group routes both replicas' tokens, each chip holds half.
-    ServingSetup ep = setup_for("mixtral-8x7b", "h100", 2, 1, 2, 512, 64);
+    ServingSetup ep = test::serving_setup("mixtral-8x7b", "h100", 2, 1, 2, 512, 64);
     ep.plan.ep = 2;
     const ServingReport spread = serve(ep);
     CHECK(spread.moe->tokens_per_group == 2);
@@ -142,31 +127,31 @@ TEST_CASE("MoE decode reads the experts a batch actually touches") {
 }
 
 TEST_CASE("plans that do not divide the model, and dtypes the chip lacks, are refused naming the flag") {
-    expect_refusal(setup_for("llama3-8b", "h100", 3, 3, 1, 128, 16), "tp", {"query heads"});
-    ServingSetup qwen2 = setup_for("llama3-8b", "h100", 14, 14, 1, 128, 16);
+    expect_refusal(test::serving_setup("llama3-8b", "h100", 3, 3, 1, 128, 16), "tp", {"query heads"});
+    ServingSetup qwen2 = test::serving_setup("llama3-8b", "h100", 14, 14, 1, 128, 16);
     qwen2.model = load_hf_config(test::data_file("hf/qwen2-config.json"));  // 28 query heads, 4 KV heads
     expect_refusal(qwen2, "tp", {"KV heads"});
-    ServingSetup fp8 = setup_for("llama3-8b", "tpu-v5e", 1, 1, 1, 128, 16);
+    ServingSetup fp8 = test::serving_setup("llama3-8b", "tpu-v5e", 1, 1, 1, 128, 16);
     fp8.plan.weights = Dtype::fp8;
     expect_refusal(fp8, "weights_dtype", {"tpu-v5e", "fp8"});
-    ServingSetup kv = setup_for("llama3-8b", "tpu-v5e", 1, 1, 1, 128, 16);
+    ServingSetup kv = test::serving_setup("llama3-8b", "tpu-v5e", 1, 1, 1, 128, 16);
     kv.plan.kv_cache = Dtype::fp8;
     expect_refusal(kv, "kv_dtype", {"tpu-v5e", "fp8"});
-    ServingSetup dense_ep = setup_for("llama3-8b", "h100", 2, 1, 2, 128, 16);
+    ServingSetup dense_ep = test::serving_setup("llama3-8b", "h100", 2, 1, 2, 128, 16);
     dense_ep.plan.ep = 2;
     expect_refusal(dense_ep, "ep", {"experts"});
-    ServingSetup stages = setup_for("llama3-8b", "h100", 8, 1, 1, 128, 16);
+    ServingSetup stages = test::serving_setup("llama3-8b", "h100", 8, 1, 1, 128, 16);
     stages.plan.pp = 8;
     stages.plan.tp = 1;
     stages.chips = 8;
     CHECK_NOTHROW((void)serve(stages));
-    ServingSetup batch = setup_for("llama3-8b", "h100", 2, 1, 3, 128, 16);
+    ServingSetup batch = test::serving_setup("llama3-8b", "h100", 2, 1, 3, 128, 16);
     expect_refusal(batch, "batch", {"replicas"});
     CHECK_THROWS_AS((void)parse_serving_dtype("fp4", "--kv-dtype", true), InputError);
 }
 
 TEST_CASE("the latency-throughput curve: TPOT grows with the batch and the critical batch is where matmuls turn compute-bound") {
-    const ServingScenario scenario = build_serving_scenario(setup_for("llama3-8b", "h100", 1, 1, 1, 128, 128));
+    const ServingScenario scenario = build_serving_scenario(test::serving_setup("llama3-8b", "h100", 1, 1, 1, 128, 128));
     std::vector<double> batches;
     for (double b = 1; b <= 4096; b *= 2) batches.push_back(b);
     const ServingCurve curve = serving_curve(scenario, batches);
@@ -180,7 +165,7 @@ TEST_CASE("the latency-throughput curve: TPOT grows with the batch and the criti
 }
 
 TEST_CASE("disaggregated serving balances prefill and decode replicas") {
-    const ServingScenario s = build_serving_scenario(setup_for("llama3-70b", "dgx-h100", 8, 8, 32, 2048, 512));
+    const ServingScenario s = build_serving_scenario(test::serving_setup("llama3-70b", "dgx-h100", 8, 8, 32, 2048, 512));
     const ServingReport r = simulate_serving(s);
     const Disaggregation g = disaggregate(s, r, 20.0);
     CHECK(g.prefill_per_decode == doctest::Approx(prefill_servers_per_decode_server(r.prefill.time_s, r.decode.time_s, 32, 512)));
@@ -253,8 +238,8 @@ TEST_CASE("published serving runs are predicted within the stated tolerance") {
 }
 
 TEST_CASE("serving above the KV heads: tp 16 over LLaMA-3 8B's 8 KV heads splits the cache only 8 ways") {
-    const ServingReport tp8 = serve(setup_for("llama3-8b", "dgx-h100", 8, 8, 4, 4096, 128));
-    const ServingReport tp16 = serve(setup_for("llama3-8b", "dgx-h100", 16, 16, 4, 4096, 128));
+    const ServingReport tp8 = serve(test::serving_setup("llama3-8b", "dgx-h100", 8, 8, 4, 4096, 128));
+    const ServingReport tp16 = serve(test::serving_setup("llama3-8b", "dgx-h100", 16, 16, 4, 4096, 128));
     // 4 sequences x 4,224 tokens x 32 layers x 2 (K, V) x 8 heads x 128 x 2 bytes, over 8 distinct heads.
     const double per_head_split = 4.0 * 4224 * 32 * 2 * 8 * 128 * 2 / 8;
     CHECK(tp8.memory.kv_cache_bytes == doctest::Approx(per_head_split));
@@ -280,7 +265,7 @@ TEST_CASE("every shipped chip is reachable from a run record's accelerator id") 
 
 TEST_CASE("an odd batch over two pipeline stages decodes in unequal micro-batches, not an error") {
     // LLaMA-3 405B on 8 H200s, tp 4 pp 2: 135 sequences split 68 + 67 over the stages in flight.
-    ServingSetup setup = setup_for("llama3-405b", "h200", 8, 4, 135, 1000, 200);
+    ServingSetup setup = test::serving_setup("llama3-405b", "h200", 8, 4, 135, 1000, 200);
     setup.plan.pp = 2;
     const ServingReport odd = serve(setup);
     setup.batch_seqs = 134;

@@ -20,7 +20,11 @@
 #include "engine/training.hpp"
 #include "io/json_reader.hpp"
 #include "model/model_catalog.hpp"
+#include "hardware/catalog.hpp"
+#include "scenario/serving_setup.hpp"
 #include "scenario/training_setup.hpp"
+#include "sharding/strategy_file.hpp"
+#include "stack/stack_file.hpp"
 
 namespace ridgeline::test {
 
@@ -29,6 +33,21 @@ double component_s(const TrainingReport& report, const std::string& name) {
         if (c.name == name) return c.time_s;
     FAIL("no component " << name);
     return 0;
+}
+
+ServingSetup serving_setup(const std::string& model, const std::string& hardware, std::int64_t chips, std::int64_t tp, double batch,
+                           double input_len, double output_len) {
+    ServingSetup setup;
+    setup.model = resolve_model(model, source_dir());
+    setup.strategy = resolve_strategy(kServingStrategy, source_dir());
+    setup.hardware = resolve_hardware(hardware, source_dir());
+    setup.stack = default_stack(setup.hardware.chip, true, source_dir());
+    setup.chips = chips;
+    setup.plan.tp = tp;
+    setup.batch_seqs = batch;
+    setup.input_len = input_len;
+    setup.output_len = output_len;
+    return setup;
 }
 
 std::string training_error_field(const TrainingSetup& setup) {

@@ -1,6 +1,7 @@
 #pragma once
 // Shared helpers for the tests: where the repository is, and running the CLI.
 #include <filesystem>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -13,12 +14,18 @@ namespace ridgeline {
 struct ChipSpec;
 struct TrainingReport;
 struct TrainingSetup;
+struct ServingSetup;
 }  // namespace ridgeline
 
 namespace ridgeline::test {
 
 // The time of a step component by its report name ("attention", "expert all-to-all (exposed)", ...).
 double component_s(const TrainingReport& report, const std::string& name);
+
+// A serving job on shipped data: the model, hardware and the chip's default serving stack under
+// the serving strategy, `chips` split `tp` ways (dp what they leave), `batch` sequences.
+ServingSetup serving_setup(const std::string& model, const std::string& hardware, std::int64_t chips, std::int64_t tp, double batch,
+                           double input_len, double output_len);
 
 // The field an InputError names when `setup` is built into a training scenario ("" when it builds).
 std::string training_error_field(const TrainingSetup& setup);
