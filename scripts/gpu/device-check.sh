@@ -23,3 +23,6 @@ echo "torch sustained rc=$? in $(( $(date +%s) - start )) s"; grep -E "sustained
 start=$(date +%s)
 python3 scripts/gpu/megatron_table_gemms.py > "$out/table-gemms.json" 2>> "$out/torch.log"
 echo "Megatron table GEMMs rc=$? in $(( $(date +%s) - start )) s"; grep -E "TFLOP|rror" "$out/torch.log" | tail -12
+start=$(date +%s)
+python3 scripts/gpu/decode_breakdown.py > "$out/decode-breakdown.json" 2> "$out/decode-breakdown.log"
+echo "decode breakdown rc=$? in $(( $(date +%s) - start )) s"; grep -E "b8 kv1024|rror" "$out/decode-breakdown.log" | tail -3
