@@ -205,6 +205,37 @@ def memory_block(h100_block, copy_fraction, copy_source):
     return out
 
 
+# --- small-kernel floors ----------------------------------------------------------------------
+
+# Each memory-bound kernel of the layer model and the operation of scripts/gpu/decode_breakdown.py that
+# runs it as eager PyTorch does (the copy's floor is one vectorised elementwise kernel's: the residual add).
+FLOOR_OPS = {"rmsnorm_fwd": "rms_norm", "rope_qk_fwd": "rope_q_k", "residual_add": "residual_add",
+             "swiglu_fwd": "silu_mul", "copy": "residual_add"}
+
+
+def measured_floors(name):
+    """The median time per call of each op at decode batches 1-8 (KV 1024) under CUDA graphs."""
+    path = REF / f"gpu-decode-breakdown-{name}.json"
+    d = load(path)
+    small = [c for c in d["cases"] if c["kv_len"] == 1024 and c["batch"] <= 8]
+    out = {"source": f"measured: {path.relative_to(ROOT)} ({d['device']['name']}, {d['device']['date_utc'][:10]}, "
+                     "scripts/gpu/decode_breakdown.py): each op's median time per call at decode batches 1-8 in a CUDA "
+                     "graph, where it moves too few bytes for its bandwidth to matter; rope_qk_fwd is eager PyTorch's "
+                     "rotation of q and k (14 kernels), copy one vectorised elementwise kernel (the residual add)"}
+    for kernel, op in FLOOR_OPS.items():
+        out[kernel] = float(f"{statistics.median(o['per_call_s'] for c in small for o in c['ops'] if o['op'] == op):.3g}")
+    return out
+
+
+def borrowed_floors(h100_floors, why):
+    return {**h100_floors, "source": f"derived, not measured: the H100's ({why}): " + h100_floors["source"]}
+
+
+SAME_DIE = "same GH100 die, clocks and launch path; the H200, its die with other memory, measured the same within 15%"
+OTHER_GPU = ("a small kernel's time is a launch from a graph and a few memory round trips, of the same order on any "
+             "current GPU; no measurement on this chip")
+
+
 # --- chips -----------------------------------------------------------------------------------
 
 def derive_all():
@@ -264,6 +295,8 @@ def derive_all():
             entry[part] = {"peak_fraction": r4(h_fa2[part]["peak_fraction"] * a[part]["peak_fraction"] / a_fa2[part]["peak_fraction"]),
                            "half_seq": round(h_fa2[part]["half_seq"] * a[part]["half_seq"] / a_fa2[part]["half_seq"], 1)}
         hk["attention"][family] = entry
+    h100_floors = measured_floors("h100")
+    hk["memory_bound_floor_s"] = h100_floors
     blocks["h100-sxm"] = hk
 
     # H200: the H100's die with other memory. Its GEMMs were measured on a real H200 (the cuda backend;
@@ -282,6 +315,7 @@ def derive_all():
     block["memory_bound"] = memory_block(hk, copy_Bps / h200["hbm_bw_Bps"]["value"],
                                          "measured on the same H200 by the cuda backend (device copies of 64-256 MiB: "
                                          f"{copy_Bps / 1e12:.3f} TB/s read plus write)")
+    block["memory_bound_floor_s"] = measured_floors("h200")
     blocks["h200"] = block
 
     # Blackwell: B200 cuBLAS/CUTLASS GEMMs and cudnn-frontend attention; GB200 from its own MAMF and cuDNN rows.
@@ -353,6 +387,17 @@ def derive_all():
             "memory_bound": memory_block(hk, copy, "XLA copy on a TPU v6e (83% of 1638 GB/s, the only published TPU copy), "
                                                    "taken for every TPU generation"),
         }
+
+    # Small-kernel floors: measured on the H100 and H200; every other GPU's, derived or hand-written
+    # block takes the H100's. TPUs have none: XLA runs the layer's elementwise work inside its fusions.
+    for name in ("a100-80gb", "a100-40gb", "b200", "gb200"):
+        blocks[name]["memory_bound_floor_s"] = borrowed_floors(h100_floors, OTHER_GPU)
+    for name, why in (("h800", SAME_DIE), ("h20", SAME_DIE), ("gh200", SAME_DIE), ("h100-nvl", SAME_DIE),
+                      ("h100-sxm-96g", SAME_DIE), ("b300", OTHER_GPU), ("gb300", OTHER_GPU), ("mi300x", OTHER_GPU),
+                      ("mi325x", OTHER_GPU), ("mi355x", OTHER_GPU)):
+        block = load(CHIPS / f"{name}.json")["kernels"]
+        block["memory_bound_floor_s"] = borrowed_floors(h100_floors, why)
+        blocks[name] = block
     return blocks
 
 

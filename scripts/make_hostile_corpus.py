@@ -72,6 +72,9 @@ def main():
         ("chip-kernel-fraction-above-1.json", [("kernels.gemm.dtypes.bf16.peak_fraction", 1.5)], "peak_fraction"),
         ("chip-kernel-no-backward.json", [("kernels.attention.cudnn.backward", DELETE)], "kernels.attention.cudnn.backward"),
         ("chip-kernel-copy-zero.json", [("kernels.memory_bound.copy", 0)], "kernels.memory_bound.copy"),
+        ("chip-kernel-floor-unknown.json", [("kernels.memory_bound_floor_s.rmsnorm_fwd_typo", 4e-6)],
+         "kernels.memory_bound_floor_s.rmsnorm_fwd_typo"),
+        ("chip-kernel-floor-negative.json", [("kernels.memory_bound_floor_s.copy", -1e-6)], "kernels.memory_bound_floor_s.copy"),
         ("chip-output-passes-100.json", [("efficiency.matmul_output_passes", {"value": 100, "source": "typo"})], "matmul_output_passes"),
     ]:
         case(name, chip, edits, roof, [name, field])

@@ -34,6 +34,23 @@ summary tests/data/runs/published-serve-records.json serve "serving records"
 "$build/tests/ridgeline_tests" -sf='*xla_collectives*' -s 2>&1 | grep -o 'XLA comparison:.*' || true
 "$build/tests/ridgeline_tests" -sf='*kernel_model*' -s 2>&1 | grep -o 'H100 \(GEMMs\|attention passes\|grouped GEMMs\|fine-grained MoE GEMMs\):.*' || true
 "$build/tests/ridgeline_tests" -sf='*h200_decode*' -s 2>&1 | grep -o 'H[12]00 decode layer under CUDA graphs:.*' || true
+# The decode layer op by op (scripts/gpu/decode_breakdown.py), at batches 1-8, KV 1024.
+python3 - <<'PY'
+import json, statistics
+gemms = {"qkv_gemm": 4096 * 6144, "o_gemm": 4096 * 4096, "gate_up_gemm": 4096 * 28672, "down_gemm": 14336 * 4096}
+for chip, peak_Bps in (("h100", 3.35e12), ("h200", 4.8e12)):
+    d = json.load(open("tests/data/reference/gpu-decode-breakdown-%s.json" % chip))
+    small = [c for c in d["cases"] if c["kv_len"] == 1024 and c["batch"] <= 8]
+    op = lambda name: statistics.median(o["per_call_s"] for c in small for o in c["ops"] if o["op"] == name)
+    # norms and residual adds run twice a layer
+    elementwise = 2 * op("rms_norm") + op("rope_q_k") + 2 * op("residual_add") + op("silu_mul")
+    layer = statistics.median(c["layer_per_layer_s"] for c in small)
+    stream = statistics.median(2 * gemms[o["op"]] / o["per_call_s"] / peak_Bps for c in small for o in c["ops"] if o["op"] in gemms)
+    print("%s decode breakdown, batch 1-8: layer %.0f us, norms %.1f us each, rope %.1f us, residual add %.1f us, SiLU*up %.1f us "
+          "(elementwise %.0f%% of the layer); sdpa %.1f us for %.1f MB of KV; GEMMs stream weights at %.0f%% of HBM back to back"
+          % (chip.upper(), 1e6 * layer, 1e6 * op("rms_norm"), 1e6 * op("rope_q_k"), 1e6 * op("residual_add"), 1e6 * op("silu_mul"),
+             100 * elementwise / layer, 1e6 * op("sdpa"), statistics.median(c["kv_bytes"] for c in small) / 1e6, 100 * stream))
+PY
 "$build/tests/ridgeline_tests" -sf='*kernel_model*' -s 2>&1 | grep -o '\(b200\|gb200\|a100-80gb\|tpu-v5e\|tpu-v6e\) [a-zA-Z0-9 -]*: [0-9]* cases.*' || true
 # `ridgeline fit --like` on the H100 reference against the shipped block (which it wrote).
 fitted=$(mktemp -d)

@@ -49,10 +49,12 @@ TEST_CASE("kernel model: a LLaMA-3 8B decode layer under CUDA graphs on a real H
     const std::vector<double> magnitudes = sorted_magnitudes(decode_errors("h200", "gpu-moe-fp8-decode-h200.json", cases));
     const double median = 0.5 * (magnitudes[3] + magnitudes[4]);
     MESSAGE("H200 decode layer under CUDA graphs: 8 cases, median |error| " << std::lround(1000 * median) / 10.0 << "%," << cases);
-    // Where it stands (2026-11-26): too fast at small batches, where the layer's many small kernels and
-    // the GEMMs streaming weights at one to eight rows fall short of the copy rate the model gives them.
-    CHECK(median <= 0.25);
-    CHECK(magnitudes.back() <= 0.40);
+    // Where it stands (2026-11-27), with the small-kernel floors scripts/gpu/decode_breakdown.py measured
+    // (20% too fast without them). Two misses still cancel here: the breakdown's GEMMs, back to back in the
+    // graph, run ~20% faster than the block the model has, and SDPA, one block per sequence and KV head
+    // on 132 SMs, 2-3x slower than its bytes at small batches.
+    CHECK(median <= 0.08);
+    CHECK(magnitudes.back() <= 0.20);
 }
 
 TEST_CASE("kernel model: the same decode layer on a real H100, measured the same way") {
@@ -62,6 +64,34 @@ TEST_CASE("kernel model: the same decode layer on a real H100, measured the same
     const std::vector<double> magnitudes = sorted_magnitudes(decode_errors("h100", "gpu-moe-fp8-decode-h100.json", cases));
     const double median = 0.5 * (magnitudes[3] + magnitudes[4]);
     MESSAGE("H100 decode layer under CUDA graphs: 8 cases, median |error| " << std::lround(1000 * median) / 10.0 << "%," << cases);
-    CHECK(median <= 0.12);
+    // Slow since the floors (7% before): its GEMM block, fitted to GEMMs timed one at a time after an L2
+    // flush, streams weights at 73% of HBM where the same GEMMs back to back in the graph reach ~85%.
+    CHECK(median <= 0.13);
     CHECK(magnitudes.back() <= 0.25);
+}
+
+TEST_CASE("kernel model: a decode step's elementwise work costs each kernel's measured floor, not its few bytes") {
+    // LLaMA-3 8B at batch 1 moves a few hundred kilobytes of activations a layer: far under any floor, so the
+    // elementwise op is the floors of what eager PyTorch launches, read from the chip file: two RMSNorms, two
+    // residual adds, the rotation of q and k, and SiLU x up (the projections' epilogues run inside the GEMMs).
+    for (const std::string chip : {"h100-sxm", "h200"}) {
+        const nlohmann::json floors =
+            ridgeline::test::read_json(ridgeline::test::source_dir() / "hardware" / "chips" / (chip + ".json")).at("kernels").at("memory_bound_floor_s");
+        const double expected_s = 2 * floors.at("rmsnorm_fwd").get<double>() + 2 * floors.at("residual_add").get<double>() +
+                                  floors.at("rope_qk_fwd").get<double>() + floors.at("swiglu_fwd").get<double>();
+        const auto result = ridgeline::test::run_ridgeline("roofline --hardware " + chip +
+                                                           " --model llama3-8b --phase decode --batch 1 --seq-len 1024 --stack pytorch-eager --json");
+        REQUIRE(result.exit_code == 0);
+        const nlohmann::json ops = nlohmann::json::parse(result.out).at("ops");
+        const nlohmann::json& elementwise = ops.back();
+        REQUIRE(elementwise.at("name").get<std::string>().rfind("elementwise", 0) == 0);
+        // (the epilogues' few bytes at the copy's rate add under 0.1%)
+        CHECK(elementwise.at("predicted_s").get<double>() == doctest::Approx(expected_s).epsilon(1e-3));
+        // A fused stack launches one kernel per op at the copy's floor.
+        const auto fused = ridgeline::test::run_ridgeline("roofline --hardware " + chip +
+                                                          " --model llama3-8b --phase decode --batch 1 --seq-len 1024 --stack pytorch-compile --json");
+        REQUIRE(fused.exit_code == 0);
+        CHECK(nlohmann::json::parse(fused.out).at("ops").back().at("predicted_s").get<double>() ==
+              doctest::Approx(6 * floors.at("copy").get<double>()).epsilon(1e-3));
+    }
 }

@@ -75,7 +75,7 @@ std::vector<LayerOp> layer_ops(const ModelSpec& model, const LayerWorkload& w, c
         if (priced) {
             double s = 0;
             for (const ElementwiseOp& e : work.elementwise)
-                s += memory_bound_s(pricing->chip, elementwise_kernels(e.kind, pricing->stack.fused_elementwise).forward, act * e.elements);
+                s += memory_bound_s(pricing->chip, elementwise_kernels(e.kind, pricing->stack.fused_elementwise).forward, act * e.elements, e.launches);
             elementwise.predicted_s = s;
         }
         add(elementwise, fraction);

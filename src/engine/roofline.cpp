@@ -118,13 +118,18 @@ RooflineTime attention_time(const ChipSpec& chip, const std::string& family, Att
     return roofline_time(flops, bytes, chip.peak_flops(Dtype::bf16) * e.attention * seq_fill, chip.hbm_bw_Bps * e.hbm);
 }
 
-double memory_bound_s(const ChipSpec& chip, const std::string& kernel, double bytes) {
+double memory_bound_s(const ChipSpec& chip, const std::string& kernel, double bytes, double launches) {
     if (chip.kernels) {
         const auto& measured = chip.kernels->memory_bound;
-        const auto it = std::find_if(measured.begin(), measured.end(), [&](const MemoryBoundKernel& m) { return m.name == kernel; });
+        const auto named = [&](const std::string& name) {
+            return std::find_if(measured.begin(), measured.end(), [&](const MemoryBoundKernel& m) { return m.name == name; });
+        };
+        const auto it = named(kernel);
         if (it == measured.end())
             throw InputError(kernels_origin(chip), "kernels.memory_bound." + kernel, "no measurement of this kernel (measured: " + names_of(measured) + ")");
-        return bytes / (chip.hbm_bw_Bps * it->hbm_fraction);
+        const auto copy = named("copy");
+        const double floor_s = it->floor_s > 0 ? it->floor_s : (copy != measured.end() ? copy->floor_s : 0.0);
+        return std::max(launches * floor_s, bytes / (chip.hbm_bw_Bps * it->hbm_fraction));
     }
     return bytes / (chip.hbm_bw_Bps * chip.efficiency.hbm);
 }

@@ -73,9 +73,11 @@ enum class AttentionPassKind { forward, backward };
 [[nodiscard]] RooflineTime attention_time(const ChipSpec& chip, const std::string& family, AttentionPassKind pass, double flops,
                                           double bytes, double causal_seq_len);
 
-// A memory-bound kernel moving `bytes`: at the measured rate of `kernel` (rmsnorm_fwd, copy ...)
-// where the chip's kernels have it, else at the efficiency block's fraction of HBM bandwidth.
-[[nodiscard]] double memory_bound_s(const ChipSpec& chip, const std::string& kernel, double bytes);
+// A memory-bound op moving `bytes` in `launches` kernels: at the measured rate of `kernel`
+// (rmsnorm_fwd, copy ...) where the chip's kernels have it, else at the efficiency block's fraction
+// of HBM bandwidth; never under `launches` times the kernel's measured floor (the copy's where the
+// kernel has none), which is what small decode batches pay.
+[[nodiscard]] double memory_bound_s(const ChipSpec& chip, const std::string& kernel, double bytes, double launches = 1);
 
 // The token batch above which a weight-streaming matmul (B << D, F) is compute-bound:
 // intensity 2B / weight_bytes against peak / HBM bandwidth.

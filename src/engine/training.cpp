@@ -120,8 +120,8 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
         double forward_s = 0;
         if (measured) {
             const ElementwiseKernels k = elementwise_kernels(op.kind, s_.stack.fused_elementwise);
-            forward_s = memory_bound_s(chip, k.forward, bytes);
-            t.elementwise_bwd += memory_bound_s(chip, k.backward, bytes * k.backward_bytes_ratio);
+            forward_s = memory_bound_s(chip, k.forward, bytes, op.launches);
+            t.elementwise_bwd += memory_bound_s(chip, k.backward, bytes * k.backward_bytes_ratio, op.launches);
         } else {
             forward_s = memory_bound_s(chip, "", bytes);
         }

@@ -87,8 +87,18 @@ KernelModel read_kernels(io::JsonObject& block) {
     auto memory = block.object("memory_bound");
     (void)memory.optional_string("source");
     for (const std::string& kernel : memory.keys())
-        if (kernel != "source") k.memory_bound.push_back({kernel, read_fraction(memory, kernel)});
+        if (kernel != "source") k.memory_bound.push_back({kernel, read_fraction(memory, kernel), 0.0});
     memory.finish();
+    if (auto floors = block.optional_object("memory_bound_floor_s")) {
+        (void)floors->optional_string("source");
+        for (const std::string& kernel : floors->keys()) {
+            if (kernel == "source") continue;
+            const auto it = std::find_if(k.memory_bound.begin(), k.memory_bound.end(), [&](const MemoryBoundKernel& m) { return m.name == kernel; });
+            if (it == k.memory_bound.end()) floors->fail(kernel, "a floor for a kernel memory_bound does not list");
+            it->floor_s = floors->sourced_in(kernel, io::range::latency_s);
+        }
+        floors->finish();
+    }
     block.finish();
     return k;
 }

@@ -28,10 +28,13 @@ struct AttentionFamily {
     AttentionPass forward, backward;
 };
 
-// A memory-bound kernel moves its bytes at this fraction of HBM bandwidth.
+// A memory-bound kernel moves its bytes at this fraction of HBM bandwidth, and takes at least
+// floor_s however few bytes it moves: launch, a few DRAM round trips, a reduction's serial steps
+// (measured at decode's batch sizes; 0 where not measured: the chip's copy floor applies).
 struct MemoryBoundKernel {
     std::string name;  // rmsnorm_fwd, swiglu_bwd, copy, ...
     double hbm_fraction = 0;
+    double floor_s = 0;
 };
 
 struct KernelModel {

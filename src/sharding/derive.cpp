@@ -424,17 +424,18 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
     const double stream = work.local_tokens * Dm;
     // The gated activation follows the up projections, RoPE the query/key projections.
     using K = ElementwiseKind;
-    work.elementwise = {{"norms", 4.0 * stream, K::norm}, {"residual adds", 4.0 * stream, K::residual_add}};
+    work.elementwise = {{"norms", 4.0 * stream, K::norm, 2}, {"residual adds", 4.0 * stream, K::residual_add, 2}};
     for (const DerivedMatmul& m : work.matmuls) {
         const bool up = m.name.ends_with("mlp_in") || m.name == "experts_in";
         // Models with learned absolute positions (GPT-2/3) rotate nothing.
         const bool rotary = model.learned_position_embeddings == 0 &&
                             (m.name == "qkv" || m.name == "q" || m.name == "q_up" || m.name == "kv_down");
-        work.elementwise.push_back({m.name + " epilogue", 2.0 * m.rows * m.cols * m.instances, up ? K::activation : (rotary ? K::rope : K::copy)});
-        if (m.routed) work.elementwise.push_back({m.name + " token permute", 4.0 * m.rows * m.contract * m.instances, K::copy});
+        const K kind = up ? K::activation : (rotary ? K::rope : K::copy);
+        work.elementwise.push_back({m.name + " epilogue", 2.0 * m.rows * m.cols * m.instances, kind, kind == K::copy ? 0.0 : 1.0});
+        if (m.routed) work.elementwise.push_back({m.name + " token permute", 4.0 * m.rows * m.contract * m.instances, K::copy, 2});
         // Routing in fp32 (Megatron-Core's --moe-router-dtype fp32): the softmax reads the logits and
         // writes the probabilities, top-k reads them again: 12 bytes, 6 bf16 elements, per score.
-        if (m.name == "router") work.elementwise.push_back({"router softmax and top-k", 6.0 * m.rows * m.cols, K::copy});
+        if (m.name == "router") work.elementwise.push_back({"router softmax and top-k", 6.0 * m.rows * m.cols, K::copy, 1});
     }
     return work;
 }

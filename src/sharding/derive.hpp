@@ -67,11 +67,13 @@ struct AttentionCore {
 // Which memory-bound kernel an op is, so that a chip's measured rates can price it.
 enum class ElementwiseKind { norm, residual_add, activation, rope, copy };
 
-// A memory-bound kernel of the forward pass: elements it reads and writes, at the activations' width.
+// A memory-bound op of the forward pass: elements it reads and writes, at the activations' width,
+// and the kernels it launches apart from the GEMMs (0 for an epilogue the GEMM runs itself).
 struct ElementwiseOp {
     std::string name;
     double elements = 0;
     ElementwiseKind kind = ElementwiseKind::copy;
+    double launches = 1;
 };
 
 struct LayerWork {
