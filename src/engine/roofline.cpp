@@ -127,8 +127,9 @@ double memory_bound_s(const ChipSpec& chip, const std::string& kernel, double by
         const auto it = named(kernel);
         if (it == measured.end())
             throw InputError(kernels_origin(chip), "kernels.memory_bound." + kernel, "no measurement of this kernel (measured: " + names_of(measured) + ")");
-        const auto copy = named("copy");
-        const double floor_s = it->floor_s > 0 ? it->floor_s : (copy != measured.end() ? copy->floor_s : 0.0);
+        double floor_s = it->floor_s;
+        if (floor_s == 0 && launches > 0)
+            if (const auto copy = named("copy"); copy != measured.end()) floor_s = copy->floor_s;
         return std::max(launches * floor_s, bytes / (chip.hbm_bw_Bps * it->hbm_fraction));
     }
     return bytes / (chip.hbm_bw_Bps * chip.efficiency.hbm);
