@@ -15,15 +15,13 @@ Prints ONE JSON document (schema ridgeline.gpu-measurements-decode-breakdown/1) 
 stderr. Under a minute on an H200.
 Run: python3 scripts/gpu/decode_breakdown.py > $OUT/decode_breakdown.json 2> $OUT/decode_breakdown.log
 """
-import json
 import math
-import time
 
 import torch
 import torch.nn.functional as F
 
-from moe_fp8_decode import (BF16, D, ERRORS, FF, HD, HK, HQ, T0, WEIGHT_BYTES, Weights, bench, copy_baseline,
-                            dev, device_facts, fail, free, graph_of, log, rms_norm, rope)
+from moe_fp8_decode import (BF16, D, FF, HD, HK, HQ, WEIGHT_BYTES, Weights, bench, copy_baseline, dev, fail,
+                            finish_document, free, graph_of, log, rms_norm, rope, start_document)
 
 CASES = [(b, 1024) for b in (1, 2, 4, 8, 16, 32, 64, 128)] + [(b, 4096) for b in (1, 8, 32, 64)]
 
@@ -155,12 +153,7 @@ def profile_kernels(fn):
 
 
 def main():
-    out = {"schema": "ridgeline.gpu-measurements-decode-breakdown/1"}
-    try:
-        out["device"] = device_facts()
-        log(f"device {out['device']['name']}, L2 {l2_bytes() >> 20} MiB")
-    except Exception as ex:
-        fail("device_facts", ex)
+    out = start_document("ridgeline.gpu-measurements-decode-breakdown/1")
     out["method"] = ("CUDA events, median of 30 samples (each >= 0.5 ms of back-to-back replays); each op captured in one CUDA "
                      "graph over `copies` distinct copies of its weights or KV cache (>= 4x L2 in all), or 16 calls for "
                      "elementwise ops, and divided by the calls; small activations stay in L2 as in a step; layer = graph of 4 chained layers / 4 (same weights).")
@@ -182,10 +175,7 @@ def main():
                 fail(f"case b{batch} kv{kv_len}", ex)
             free()
         out["cases"] = cases
-    out["errors"] = ERRORS
-    out["elapsed_s"] = time.time() - T0
-    log(f"done in {out['elapsed_s']:.0f} s, {len(ERRORS)} errors")
-    print(json.dumps(out, indent=1))
+    finish_document(out)
 
 
 if __name__ == "__main__":

@@ -595,13 +595,32 @@ def compiled_fp8(deadline_s):
     return res
 
 
-def main():
-    out = {"schema": "ridgeline.gpu-measurements-moe-fp8-decode/1"}
+def start_document(schema):
+    """The output document's head: its schema and the device, logged."""
+    out = {"schema": schema}
     try:
         out["device"] = device_facts()
         log(f"device {out['device']['name']}, {out['device']['sm_count']} SMs, torch {torch.__version__}, CUDA {torch.version.cuda}")
     except Exception as ex:
         fail("device_facts", ex)
+    return out
+
+
+def finish_document(out):
+    """Clocks at the end, the errors, the elapsed time; the document on stdout."""
+    try:
+        sm_mhz, watts = clocks()
+        out.setdefault("device", {})["nvml_end"] = {"sm_mhz": sm_mhz, "watts": watts}
+    except Exception:
+        pass
+    out["errors"] = ERRORS
+    out["elapsed_s"] = time.time() - T0
+    log(f"done in {out['elapsed_s']:.0f} s, {len(ERRORS)} errors")
+    print(json.dumps(out, indent=1))
+
+
+def main():
+    out = start_document("ridgeline.gpu-measurements-moe-fp8-decode/1")
     out["method"] = ("CUDA events; each sample = back-to-back calls_per_sample calls (>= 0.5 ms) / calls; median of "
                      f"{SAMPLES} samples after 3 warm-up calls; no L2 flush; bf16 random normal operands; forward only")
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -662,15 +681,7 @@ def main():
                 out["fp8_quantize_compiled"] = compiled_fp8(deadline_s=200)
             except Exception as ex:
                 fail("fp8_compiled", ex)
-    try:
-        sm_mhz, watts = clocks()
-        out.setdefault("device", {})["nvml_end"] = {"sm_mhz": sm_mhz, "watts": watts}
-    except Exception:
-        pass
-    out["errors"] = ERRORS
-    out["elapsed_s"] = time.time() - T0
-    log(f"done in {out['elapsed_s']:.0f} s, {len(ERRORS)} errors")
-    print(json.dumps(out, indent=1))
+    finish_document(out)
 
 
 if __name__ == "__main__":
