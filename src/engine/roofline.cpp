@@ -121,16 +121,10 @@ RooflineTime attention_time(const ChipSpec& chip, const std::string& family, Att
 double memory_bound_s(const ChipSpec& chip, const std::string& kernel, double bytes, double launches) {
     if (chip.kernels) {
         const auto& measured = chip.kernels->memory_bound;
-        const auto named = [&](const std::string& name) {
-            return std::find_if(measured.begin(), measured.end(), [&](const MemoryBoundKernel& m) { return m.name == name; });
-        };
-        const auto it = named(kernel);
+        const auto it = std::find_if(measured.begin(), measured.end(), [&](const MemoryBoundKernel& m) { return m.name == kernel; });
         if (it == measured.end())
             throw InputError(kernels_origin(chip), "kernels.memory_bound." + kernel, "no measurement of this kernel (measured: " + names_of(measured) + ")");
-        double floor_s = it->floor_s;
-        if (floor_s == 0 && launches > 0)
-            if (const auto copy = named("copy"); copy != measured.end()) floor_s = copy->floor_s;
-        return std::max(launches * floor_s, bytes / (chip.hbm_bw_Bps * it->hbm_fraction));
+        return std::max(launches * it->floor_s, bytes / (chip.hbm_bw_Bps * it->hbm_fraction));
     }
     return bytes / (chip.hbm_bw_Bps * chip.efficiency.hbm);
 }

@@ -98,6 +98,11 @@ KernelModel read_kernels(io::JsonObject& block) {
             it->floor_s = floors->sourced_in(kernel, io::range::latency_s);
         }
         floors->finish();
+        // A kernel without a floor of its own is at least one launch: the copy's.
+        const auto copy = std::find_if(k.memory_bound.begin(), k.memory_bound.end(), [](const MemoryBoundKernel& m) { return m.name == "copy"; });
+        if (copy != k.memory_bound.end())
+            for (MemoryBoundKernel& m : k.memory_bound)
+                if (m.floor_s == 0) m.floor_s = copy->floor_s;
     }
     block.finish();
     return k;

@@ -30,7 +30,7 @@ struct AttentionFamily {
 
 // A memory-bound kernel moves its bytes at this fraction of HBM bandwidth, and takes at least
 // floor_s however few bytes it moves: launch, a few DRAM round trips, a reduction's serial steps
-// (measured at decode's batch sizes; 0 where not measured: the chip's copy floor applies).
+// (measured at decode's batch sizes; a kernel the chip file gives none takes the copy's, 0 without).
 struct MemoryBoundKernel {
     std::string name;  // rmsnorm_fwd, swiglu_bwd, copy, ...
     double hbm_fraction = 0;
