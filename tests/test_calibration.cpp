@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -12,12 +14,14 @@
 #include <thread>
 #include <vector>
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "calibration/fit.hpp"
 #include "calibration/holdout.hpp"
+#include "calibration/kernels.hpp"
 #include "calibration/measurements.hpp"
 #include "calibration/shm_comm.hpp"
 #include "collective/link_bytes.hpp"
@@ -48,6 +52,32 @@ void on_threads(int devices, Body body, std::chrono::milliseconds timeout = std:
 float value(int rank, std::size_t i) { return static_cast<float>(rank + 1) * 10.0f + static_cast<float>(i % 7); }
 
 }  // namespace
+
+TEST_CASE("the CPU GEMM multiplies in every layout, through OpenBLAS where it is installed, opened only by calibration") {
+    // A = [[1, 2, 3], [4, 5, 6]], B = [[7, 8], [9, 10], [11, 12]]: A.B = [[58, 64], [139, 154]] by hand.
+    const std::vector<float> a_rows = {1, 2, 3, 4, 5, 6}, a_cols = {1, 4, 2, 5, 3, 6};
+    const std::vector<float> b_rows = {7, 8, 9, 10, 11, 12}, b_cols = {7, 9, 11, 8, 10, 12};
+    using calibration::Layout;
+    for (const bool a_row : {true, false})
+        for (const bool b_row : {true, false}) {
+            std::vector<float> c(4, -1);
+            calibration::matmul((a_row ? a_rows : a_cols).data(), a_row ? Layout::row_major : Layout::col_major,
+                                (b_row ? b_rows : b_cols).data(), b_row ? Layout::row_major : Layout::col_major, c.data(), 2, 3, 2);
+            CHECK(c == std::vector<float>{58, 64, 139, 154});
+        }
+    void* installed = dlopen("libopenblas.so.0", RTLD_LAZY | RTLD_NOLOAD);
+    if (installed == nullptr) installed = dlopen("libopenblas.so.0", RTLD_LAZY);
+    if (installed != nullptr) CHECK(calibration::gemm_library().starts_with("OpenBLAS"));
+    // Loading OpenBLAS starts its thread pool: the command-line tool must not need it to start.
+    std::string needed;
+    FILE* objdump = popen(("objdump -p " + std::string(RIDGELINE_BINARY)).c_str(), "r");
+    REQUIRE(objdump != nullptr);
+    std::array<char, 4096> chunk{};
+    while (const std::size_t got = std::fread(chunk.data(), 1, chunk.size(), objdump)) needed.append(chunk.data(), got);
+    pclose(objdump);
+    REQUIRE(needed.find("NEEDED") != std::string::npos);
+    CHECK(needed.find("libopenblas") == std::string::npos);
+}
 
 TEST_CASE("shared-memory ring all-reduce sums every device's data, also when chunks are uneven") {
     for (const int devices : {1, 2, 3, 4}) {
