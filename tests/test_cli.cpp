@@ -418,7 +418,7 @@ TEST_CASE("train refuses plans that do not fit the chips or the model") {
     expect_refusal("train --model llama3-8b --hardware h100 --chips 8 --dp 3", {"dp"});
     // Qwen2-7B: 28 query heads and 4 KV heads; 14 neither divides nor is a multiple of 4.
     expect_refusal("train --model " + ridgeline::test::data_file("hf/qwen2-config.json").string() + " --hardware h100 --chips 14 --tp 14",
-                   {"tensor", "KV heads"});
+                   {"tp", "KV heads"});
     expect_refusal("train --model llama3-8b --hardware dgx-h100 --chips 24 --pp 5", {"tp x pp x cp"});
     expect_refusal("train --model llama3-8b --hardware dgx-h100 --chips 24 --pp 3", {"pipeline", "layers"});
     expect_refusal("train --model mixtral-8x7b --hardware dgx-h100 --chips 24 --ep 3", {"expert"});

@@ -133,13 +133,14 @@ TEST_CASE("from megatron: examples/llama's fp8 script: torchrun's 8 GPUs x 1 nod
     // GPUS_PER_NODE=8, NUM_NODES=1 (torchrun --nproc_per_node --nnodes); TP_SIZE=1, CP_SIZE=1, the pp line
     // is commented out; micro 1, global 128, SEQ_LENGTH=8192; DTYPE="fp8" selects "--fp8-format hybrid"
     // (recipe: Megatron's default, delayed); --use-distributed-optimizer: ZeRO 1, grads and params overlapped.
+    // --sequence-parallel at tp 1 is turned off, as Megatron's validate_args does.
     check_reads_as("--model llama3-8b --hardware dgx-h100", "megatron", megatron_script("train_llama3_8b_h100_fp8.sh"),
-                   "--chips 8 --tp 1 --cp 1 --sp --micro-batch 1 --global-batch-seqs 128 --seq-len 8192 --precision fp8 --zero 1");
+                   "--chips 8 --tp 1 --cp 1 --micro-batch 1 --global-batch-seqs 128 --seq-len 8192 --precision fp8 --zero 1");
 }
 
 TEST_CASE("from megatron: examples/megatron_fsdp's script: Megatron-FSDP optim_grads_params is ZeRO 3 over the 8 GPUs") {
     check_reads_as("--model llama3-8b --hardware dgx-h100", "megatron", megatron_script("train_llama3_8b_fsdp_h100_fp8.sh"),
-                   "--chips 8 --fsdp 8 --sp --micro-batch 1 --global-batch-seqs 128 --seq-len 8192 --precision fp8 --zero 3");
+                   "--chips 8 --fsdp 8 --micro-batch 1 --global-batch-seqs 128 --seq-len 8192 --precision fp8 --zero 3");
 }
 
 TEST_CASE("from megatron: examples/gpt3's 175B script: tp 8 x pp 16 does not fit the 8 GPUs it launches, --chips overrides") {
@@ -154,7 +155,7 @@ TEST_CASE("from megatron: examples/mixtral: ep 8 carved from the data-parallel r
     // 64 GPUs / pp 4 = 16 data-parallel ranks, 8 of them expert-parallel; the wandb arguments sit under
     // `if [ -n "${WANDB_API_KEY}" ]`, which only the environment decides: they are ignored settings.
     check_reads_as("--model mixtral-8x7b --hardware dgx-h100 --chips 64", "megatron", megatron_script("train_mixtral_8x7b_distributed.sh"),
-                   "--tp 1 --pp 4 --ep 8 --sp --micro-batch 1 --global-batch-seqs 256 --seq-len 4096 --zero 1");
+                   "--tp 1 --pp 4 --ep 8 --micro-batch 1 --global-batch-seqs 256 --seq-len 4096 --zero 1");
 }
 
 TEST_CASE("from megatron: what a script leaves to the environment is named with its line") {

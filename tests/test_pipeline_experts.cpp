@@ -106,7 +106,9 @@ TEST_CASE("folded expert parallelism: ep 32 over tensor 2 and data 16, each rank
 
 TEST_CASE("folding that would take a share of an axis it does not divide, or tensor ranks without their own tokens, is refused naming the field") {
     try {
-        (void)build_training_scenario(qwen3_moe(4, 1, 6, 1), test::source_dir(), "test");
+        TrainingSetup six_ways = qwen3_moe(4, 1, 6, 1);
+        six_ways.model.moe->n_experts = 96;  // so that ep 6 divides the experts and only the fold is wrong
+        (void)build_training_scenario(six_ways, test::source_dir(), "test");
         FAIL("no error");
     } catch (const InputError& e) {
         CHECK(e.field() == "ep");

@@ -219,17 +219,17 @@ TEST_CASE("plans that do not divide the model or the batch are refused, naming t
     TrainingSetup heads = setup_for("llama3-8b", "h100", 6);
     heads.plan.tp = 3;
     heads.global_batch_seqs = 2;
-    refused(heads, "tensor", "query heads");
+    refused(heads, "tp", "query heads");
     TrainingSetup kv = setup_for("llama3-8b", "h100", 14);
     kv.model = load_hf_config(test::data_file("hf/qwen2-config.json"));  // 28 query heads, 4 KV heads
     kv.plan.tp = 14;
-    refused(kv, "tensor", "KV heads");
+    refused(kv, "tp", "KV heads");
     TrainingSetup layers = setup_for("llama3-8b", "h100", 3);
     layers.plan.pp = 3;
     refused(layers, "pipeline", "layers");
     TrainingSetup experts = setup_for("mixtral-8x7b", "dgx-h100", 24);
     experts.plan.ep = 3;
-    refused(experts, "expert", "experts");
+    refused(experts, "ep", "experts");
     TrainingSetup batch = setup_for("llama3-8b", "h100", 8);
     batch.global_batch_seqs = 12;
     refused(batch, "global_batch", "does not split");

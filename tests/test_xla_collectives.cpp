@@ -131,7 +131,7 @@ LayerWork derive_case(const std::string& name, const json& c, bool reshard_after
     p.sequence_parallel = p.strategy.find("-sp") != std::string::npos;
     const std::int64_t chips = p.dp * p.tp * p.cp;
     const ChipSpec chip = resolve_hardware("h100", test::source_dir()).chip;
-    const TrainingPlan plan = make_training_plan(p, chips, layer.at("batch").get<double>(), model, chip, "case");
+    const TrainingPlan plan = make_training_plan(p, chips, {0, layer.at("batch").get<double>()}, model, chip, "case");
     Strategy strategy = resolve_strategy(p.strategy, test::source_dir());
     apply_zero_stage(strategy, plan.zero_stage);
     MicroBatch micro;

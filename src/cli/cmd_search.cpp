@@ -158,7 +158,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     c->add_option("--micro-batch", f->micro_batch, "fix sequences per micro-batch")->check(CLI::Range(1.0, 1e9));
     c->add_option("--recompute", f->recompute, "fix the recomputation policy (recompute/*.json or a file; searched: those marked search)");
     c->add_option("--schedule", f->schedule, "fix the pipeline schedule: gpipe, 1f1b, interleaved, zb1p or dualpipe (the last two are tried only when asked)")
-        ->check(CLI::IsMember({"gpipe", "1f1b", "interleaved", "zb1p", "dualpipe"}));
+        ->check(CLI::IsMember(std::vector<std::string>(kScheduleNames.begin(), kScheduleNames.end())));
     c->add_option("--precision", f->precision, "matmul precision: bf16, fp16 or fp8")->check(CLI::IsMember({"bf16", "fp16", "fp8"}))->capture_default_str();
     c->add_option("--strategy", f->strategy, "restrict to one strategy (name or file): only its axes are used");
     c->add_option("--placement", f->placement, "fix the axis order, innermost first, e.g. tensor,data,pipeline");

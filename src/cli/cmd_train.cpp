@@ -68,7 +68,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--micro-batch", f->plan.micro_batch_seqs, "sequences per micro-batch per replica")->check(CLI::Range(1.0, 1e9));
     c->add_option("--recompute", f->recompute, "recomputation policy: none, selective, full or another in recompute/ (or a policy file)");
     c->add_option("--schedule", f->schedule, "gpipe, 1f1b, interleaved, zb1p (zero bubble) or dualpipe")
-        ->check(CLI::IsMember({"gpipe", "1f1b", "interleaved", "zb1p", "dualpipe"}));
+        ->check(CLI::IsMember(std::vector<std::string>(kScheduleNames.begin(), kScheduleNames.end())));
     c->add_option("--precision", f->precision, "matmul precision: bf16, fp16 or fp8")->check(CLI::IsMember({"bf16", "fp16", "fp8"}));
     c->add_option("--strategy", f->plan.strategy, "strategy name or file (default: chosen from the degrees)");
     add_switch(*c, "--offload-optimizer", f->offload, "optimizer state in host memory");

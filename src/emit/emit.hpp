@@ -8,7 +8,7 @@
 #include "emit/emitter_spec.hpp"
 #include "engine/training.hpp"
 #include "inference/serving.hpp"
-#include "scenario/plan.hpp"
+#include "spec/plan.hpp"
 
 namespace ridgeline {
 

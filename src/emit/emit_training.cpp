@@ -20,17 +20,6 @@ std::string text(Int value) { return std::to_string(value); }
 
 namespace emit_detail {
 
-const char* schedule_name(PipelineSchedule schedule) {
-    switch (schedule) {
-        case PipelineSchedule::gpipe: return "gpipe";
-        case PipelineSchedule::one_f_one_b: return "1f1b";
-        case PipelineSchedule::interleaved: return "interleaved";
-        case PipelineSchedule::zero_bubble: return "zb1p";
-        case PipelineSchedule::dualpipe: return "dualpipe";
-    }
-    return "1f1b";
-}
-
 Degrees degrees(const TrainingScenario& s) {
     const TrainingPlan& t = s.plan;
     Degrees d{};

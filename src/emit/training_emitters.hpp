@@ -5,7 +5,7 @@
 
 #include "emit/emit_writer.hpp"
 #include "engine/training.hpp"
-#include "scenario/plan.hpp"
+#include "spec/plan.hpp"
 
 namespace ridgeline::emit_detail {
 
@@ -14,7 +14,6 @@ struct Degrees {
     std::int64_t tp, pp, cp, dp, fsdp, data, chips;
 };
 [[nodiscard]] Degrees degrees(const TrainingScenario& s);
-[[nodiscard]] const char* schedule_name(PipelineSchedule schedule);
 // Refuses (knob placement) a plan whose mesh places the axes out of the framework's rank order:
 // `group` ranks an axis name from innermost; `order` says the framework's order.
 void check_rank_order(EmitWriter& w, const TrainingScenario& s, const std::string& order, int (*group)(const std::string&));

@@ -10,12 +10,9 @@
 
 #include "model/training_state.hpp"
 #include "model/transformer_math.hpp"
+#include "spec/pipeline_schedule.hpp"
 
 namespace ridgeline {
-
-// zero_bubble: ZB1P (Qi et al. 2024, Zero Bubble Pipeline Parallelism, ICLR), weight gradients
-// deferred into the bubble; dualpipe: DeepSeek-V3's bidirectional pipeline (arXiv 2412.19437 Sec. 3.2.1).
-enum class PipelineSchedule { gpipe, one_f_one_b, interleaved, zero_bubble, dualpipe };
 
 struct LayoutCosts {
     // One average layer on the slowest stage, one micro-batch, forward unless named.

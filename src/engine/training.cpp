@@ -9,6 +9,7 @@
 #include "engine/elementwise_kernels.hpp"
 #include "engine/roofline.hpp"
 #include "engine/stragglers.hpp"
+#include "spec/plan_check.hpp"
 
 namespace ridgeline {
 
@@ -308,13 +309,16 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
 
 void check_training_plan(const ModelSpec& m, const TrainingPlan& plan) {
     const auto axis = [&](const auto& name) { return plan.size(name); };
-    const double tp = axis(PlanAxis::tensor);
-    if (std::fmod(d(m.n_heads), tp) != 0.0)
-        throw InputError("plan", axis_name(PlanAxis::tensor), "tensor parallelism " + std::to_string(static_cast<long long>(tp)) +
-                                               " does not divide the " + std::to_string(m.n_heads) + " query heads");
-    if (!m.kv_heads_fit_tensor(static_cast<std::int64_t>(tp)))
-        throw InputError("plan", axis_name(PlanAxis::tensor), "tensor parallelism " + std::to_string(static_cast<long long>(tp)) +
-                                               " neither divides nor is a multiple of the " + std::to_string(m.n_kv_heads) + " KV heads");
+    // The model's rules on the degrees (a plan made by make_training_plan keeps them; one built by hand may not).
+    Degrees degrees;
+    degrees.tp = static_cast<std::int64_t>(axis(PlanAxis::tensor));
+    degrees.pp = static_cast<std::int64_t>(axis(plan.pipeline_axis));
+    degrees.ep = static_cast<std::int64_t>(axis(PlanAxis::expert));
+    for (const std::string& folded : plan.expert_folded_axes) degrees.ep *= static_cast<std::int64_t>(axis(folded));
+    if (const auto why = model_rejection(m, degrees, {})) {
+        const PlanFault fault = explain(*why, m, degrees, {});
+        throw InputError("plan", fault.field, fault.message);
+    }
     const double pp = axis(plan.pipeline_axis);
     if (!plan.stage_layers.empty()) {
         std::int64_t total = 0;
@@ -333,8 +337,6 @@ void check_training_plan(const ModelSpec& m, const TrainingPlan& plan) {
         throw InputError("plan", plan.pipeline_axis, std::to_string(m.n_layers) + " layers do not split into " +
                                                          std::to_string(static_cast<long long>(pp * plan.virtual_stages)) +
                                                          " pipeline stages (give an uneven split: --stage-layers or stage_layers)");
-    if (m.moe && std::fmod(d(m.moe->n_experts), axis(PlanAxis::expert)) != 0.0)
-        throw InputError("plan", axis_name(PlanAxis::expert), "expert parallelism does not divide the " + std::to_string(m.moe->n_experts) + " experts");
     if (plan.microbatches < 1 || plan.micro_batch_seqs < 1)
         throw InputError("plan", "micro_batch", "the global batch does not split into whole micro-batches");
 }

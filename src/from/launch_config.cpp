@@ -169,7 +169,8 @@ LaunchConfig megatron(const SettingReader& r, const ModelSpec& model, Int chips,
     }
     if (c.vpp && *c.vpp > 1 && pp == 1) r.fail(r.has("vpp") ? "vpp" : "vpp_layers", "virtual pipeline stages need pipelining (pp > 1)");
     if (r.has("seq_len")) c.seq_len = static_cast<double>(r.whole("seq_len"));
-    c.sequence_parallel = r.on("sp");
+    // arguments.py validate_args turns sequence parallelism off where tp is 1 (it would change only the numerics).
+    c.sequence_parallel = r.on("sp") && tp > 1;
     const auto micro = r.opt("micro_batch"), global = r.opt("global_batch");
     if (micro) c.micro_batch_seqs = static_cast<double>(*micro);
     if (global) {

@@ -16,7 +16,7 @@
 #include "emit/emitter_spec.hpp"
 #include "engine/step_model.hpp"
 #include "model/model_spec.hpp"
-#include "scenario/plan.hpp"
+#include "spec/plan.hpp"
 #include "scenario/training_setup.hpp"
 #include "search/train_search.hpp"
 

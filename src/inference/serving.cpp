@@ -9,6 +9,7 @@
 #include "engine/cost.hpp"
 #include "engine/roofline.hpp"
 #include "inference/serving_rules.hpp"
+#include "spec/plan_check.hpp"
 #include "mesh/plan_axes.hpp"
 #include "model/transformer_math.hpp"
 #include "sharding/derive.hpp"
@@ -182,24 +183,17 @@ void check_serving_plan(const ModelSpec& m, const ChipSpec& chip, const Plan& pl
         throw InputError(kRequest, "tp", "parallel degrees must be at least 1");
     if (plan.cp != 1) throw InputError(kRequest, "cp", "context parallelism is a training plan's axis; a deployment has none");
     if (plan.fsdp != 1) throw InputError(kRequest, "fsdp", "a deployment holds its weights whole per replica; fsdp is a training plan's axis");
-    if (m.n_heads % plan.tp != 0)
-        throw InputError(kRequest, "tp", "tensor parallelism " + text(plan.tp) + " does not divide the " + text(m.n_heads) +
-                                         " query heads of " + m.name);
-    if (!m.kv_heads_fit_tensor(plan.tp))
-        throw InputError(kRequest, "tp", "tensor parallelism " + text(plan.tp) + " neither divides nor is a multiple of the " +
-                                         text(m.n_kv_heads) + " KV heads of " + m.name);
+    const PlanWorkload workload{0, batch_seqs, "batch"};
+    if (const auto why = model_rejection(m, plan, workload)) {
+        const PlanFault fault = explain(*why, m, plan, workload);
+        throw InputError(kRequest, fault.field, fault.message);
+    }
+    // Serving splits its layers evenly (no uneven stages), and carves experts from the replicas.
     if (m.n_layers % plan.pp != 0)
         throw InputError(kRequest, "pp", text(m.n_layers) + " layers do not split into " + text(plan.pp) + " pipeline stages");
-    if (plan.ep > 1 && !m.moe) throw InputError(kRequest, "ep", m.name + " has no experts to spread (expert parallelism needs an MoE model)");
-    if (m.moe && m.moe->n_experts % plan.ep != 0)
-        throw InputError(kRequest, "ep", "expert parallelism " + text(plan.ep) + " does not divide the " +
-                                         text(m.moe->n_experts) + " experts");
     if (plan.dp % plan.ep != 0)
         throw InputError(kRequest, "ep", "expert parallelism " + text(plan.ep) + " spreads experts over data-parallel replicas: it must divide dp " +
                                          text(plan.dp));
-    if (batch_seqs < d(plan.dp) || std::fmod(batch_seqs, d(plan.dp)) != 0.0)
-        throw InputError(kRequest, "batch", "a batch of " + text(static_cast<std::int64_t>(batch_seqs)) +
-                                            " sequences does not split over " + text(plan.dp) + " replicas");
     if (!chip.supports(plan.arithmetic()))
         throw InputError(kRequest, "weights_dtype", chip.name + " has no " + std::string(dtype_name(plan.weights)) + " arithmetic");
     if (plan.kv_cache == Dtype::fp8 && !chip.supports(Dtype::fp8))

@@ -15,7 +15,7 @@
 #include "hardware/system.hpp"
 #include "mesh/mesh.hpp"
 #include "model/model_spec.hpp"
-#include "scenario/plan.hpp"
+#include "spec/plan.hpp"
 #include "sharding/strategy.hpp"
 #include "stack/stack.hpp"
 #include "topology/cluster.hpp"

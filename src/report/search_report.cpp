@@ -14,11 +14,6 @@ namespace ridgeline::report {
 
 namespace {
 
-const char* schedule_name(PipelineSchedule s) {
-    static constexpr const char* kNames[] = {"gpipe", "1f1b", "interleaved", "zb1p", "dualpipe"};  // in PipelineSchedule's order
-    return kNames[static_cast<std::size_t>(s)];
-}
-
 constexpr std::array<const char*, kRejections> kRejectionKeys = {
     "tensor_heads", "tensor_kv_heads", "expert_count", "pipeline_layers",
     "context_seq", "batch_data", "interleave_microbatches", "strategy_dims", "placement", "memory"};

@@ -85,7 +85,7 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
     if (plan.has("reshard_after_forward")) p.reshard_after_forward = plan.boolean("reshard_after_forward", true);
     else plan.allow("reshard_after_forward");
     p.recompute = resolve_recompute(plan.optional_string("recompute").value_or("none"), data_dir, path.string(), plan.field_path("recompute"));
-    p.schedule = parse_choice(plan, "schedule", parse_schedule, "1f1b", "gpipe, 1f1b, interleaved, zb1p or dualpipe");
+    p.schedule = parse_choice(plan, "schedule", [](const std::string& t) { return parse_schedule(t); }, "1f1b", schedule_choices());
     p.precision = parse_choice(plan, "precision", [](const std::string& t) { return parse_dtype(t); }, "bf16", "bf16, fp16 or fp8");
     p.micro_batch_seqs = static_cast<double>(plan.optional_positive_int("micro_batch_seqs").value_or(0));
     p.strategy = plan.optional_string("strategy").value_or("");

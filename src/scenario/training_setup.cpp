@@ -14,15 +14,6 @@
 
 namespace ridgeline {
 
-std::optional<PipelineSchedule> parse_schedule(const std::string& text) {
-    if (text == "gpipe") return PipelineSchedule::gpipe;
-    if (text == "1f1b") return PipelineSchedule::one_f_one_b;
-    if (text == "interleaved") return PipelineSchedule::interleaved;
-    if (text == "zb1p") return PipelineSchedule::zero_bubble;
-    if (text == "dualpipe") return PipelineSchedule::dualpipe;
-    return std::nullopt;
-}
-
 namespace {
 
 std::string text(std::int64_t value) { return std::to_string(value); }
@@ -91,35 +82,12 @@ Mesh place_plan(const Cluster& cluster, const TrainingPlan& plan, const std::vec
     return place_mesh(cluster, axes, order);
 }
 
-TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global_batch_seqs, const ModelSpec& model,
+TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, const PlanWorkload& workload, const ModelSpec& model,
                                 const ChipSpec& chip, const std::string& origin) {
-    // Each degree is at most the chips before any is multiplied: products of huge degrees wrap around
-    // (2^32 x 2^32 is 0 in 64 bits) and would divide by zero.
-    const std::array<std::pair<const char*, std::int64_t>, 6> given = {
-        {{"dp", p.dp}, {"tp", p.tp}, {"pp", p.pp}, {"cp", p.cp}, {"ep", p.ep}, {"fsdp", p.fsdp}}};
-    if (p.ep > 1 && !model.moe) throw InputError(origin, "ep", "expert parallelism on a dense model (" + model.name + " has no experts)");
-    for (const auto& [name, degree] : given)
-        if (degree < 0 || degree > chips)
-            throw InputError(origin, name, std::string(name) + " " + text(degree) + " is not between 1 and the " + text(chips) + " chips");
-    std::int64_t model_parallel = p.tp;
-    for (const std::int64_t degree : {p.pp, p.cp}) {
-        model_parallel *= degree;  // at most chips x chips: no overflow for any chip count accepted
-        if (model_parallel > chips)
-            throw InputError(origin, "tp", "tp x pp x cp = " + text(model_parallel) + " exceeds the " + text(chips) + " chips");
-    }
-    std::int64_t dp = p.dp;
-    if (dp == 0) {
-        if (chips % model_parallel != 0)
-            throw InputError(origin, "tp", "tp x pp x cp = " + text(model_parallel) + " does not divide " + text(chips) + " chips");
-        dp = chips / model_parallel;
-    }
-    if (dp * model_parallel != chips)
-        throw InputError(origin, "dp", "dp x tp x pp x cp = " + text(dp * model_parallel) + " but there are " +
-                                           text(chips) + " chips");
-    if (dp % p.fsdp != 0)
-        throw InputError(origin, "fsdp", "fsdp " + text(p.fsdp) + " does not divide dp " + text(dp) + " (FSDP over the context ranks too is not modelled)");
-    if (p.etp != 0 && p.etp != 1 && p.etp != p.tp)
-        throw InputError(origin, "etp", "expert tensor parallelism must be 1 or equal to tp (" + text(p.tp) + ")");
+    Plan resolved = p;
+    resolved.dp = data_parallel_degree(p, chips);
+    if (const auto fault = plan_fault(model, resolved, chips, workload)) throw InputError(origin, fault->field, fault->message);
+    const std::int64_t dp = resolved.dp;
     // Folded, the expert ranks take the tensor, then the context ranks, then the data ranks, as
     // Megatron-Core's expert rank generator does; an axis they take only part of is split.
     std::int64_t ep_from_data = p.ep;
@@ -153,7 +121,6 @@ TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global
         throw InputError(origin, "ep", "ep " + text(p.ep) + " does not divide the " + text(dp / p.fsdp) +
                                            " data-parallel replicas it is carved from" +
                                            (folded.empty() ? "" : " (after " + text(p.ep / ep_from_data) + " from tensor and context)"));
-    if (p.vpp > 1 && p.pp == 1) throw InputError(origin, "vpp", "virtual stages need pipeline parallelism (pp > 1)");
 
     TrainingPlan plan;
     Degrees degrees = p;
@@ -170,40 +137,24 @@ TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, double global
     plan.virtual_stages = static_cast<double>(p.vpp);
     plan.stage_layers = p.stage_layers;
     plan.schedule = p.vpp > 1 ? PipelineSchedule::interleaved : p.schedule;
-    if (plan.schedule == PipelineSchedule::dualpipe && (p.pp < 2 || p.pp % 2 != 0))
-        throw InputError(origin, "schedule", "DualPipe pairs the pipeline's ranks from both ends: pp must be even, found " + text(p.pp));
     plan.recompute = p.recompute.modules;
     plan.recompute_policy = p.recompute.name;
     plan.zero_stage = p.zero.value_or(p.fsdp > 1 ? 3 : 1);
-    if (p.reshard_after_forward && p.fsdp == 1)
-        throw InputError(origin, "reshard_after_forward", "needs weights sharded over fsdp to gather again, and fsdp is 1");
     plan.reshard_after_forward = p.reshard_after_forward.value_or(true);
     plan.offload_optimizer = p.offload_optimizer;
     plan.compute = p.precision;
     plan.overlap_data_parallel = p.overlap;
     plan.overlap_tensor_parallel = p.tp_overlap;
-    if (!known_moe_dispatcher(p.moe_dispatcher))
-        throw InputError(origin, "moe_dispatcher", "expected alltoall or deepep, found \"" + p.moe_dispatcher + "\"");
     plan.dedup_expert_dispatch = p.moe_dispatcher == "deepep";
     plan.overlap_expert_parallel = p.ep_overlap;
-    // Quantising before the dispatch is what fp8 expert GEMMs do anyway; DeepEP alone sends fp8.
-    if (p.fp8_dispatch && (p.ep < 2 || p.precision != Dtype::fp8 || p.moe_dispatcher != "deepep"))
-        throw InputError(origin, "fp8_dispatch", "needs expert parallelism (ep > 1), fp8 GEMMs (precision fp8) and the deepep dispatcher");
     plan.fp8_dispatch = p.fp8_dispatch;
-    // Beyond ep the busiest rank would hold more than every routed token.
-    if (!(p.expert_imbalance >= 1.0) || p.expert_imbalance > static_cast<double>(std::max<std::int64_t>(p.ep, 1)))
-        throw InputError(origin, "expert_imbalance", "expected 1 (balanced) to ep (" + text(p.ep) + ", every token on one rank), found " +
-                                                         std::to_string(p.expert_imbalance));
     plan.expert_imbalance = p.expert_imbalance;
     plan.mtp_depth = static_cast<double>(p.mtp_depth);
     if (!chip.supports(p.precision))
         throw InputError(origin, "precision", chip.name + " has no " + std::string(dtype_name(p.precision)) + " arithmetic");
 
-    // Batch: global = micro-batch x dp x micro-batches per step.
-    const double per_replica = global_batch_seqs / static_cast<double>(dp);
-    if (per_replica < 1 || std::fmod(global_batch_seqs, static_cast<double>(dp)) != 0.0)
-        throw InputError(origin, "global_batch", "a global batch of " + text(static_cast<std::int64_t>(global_batch_seqs)) +
-                                                     " sequences does not split over " + text(dp) + " data-parallel replicas");
+    // Batch: global = micro-batch x dp x micro-batches per step (plan_fault checked that dp splits it).
+    const double per_replica = workload.batch_seqs / static_cast<double>(dp);
     plan.micro_batch_seqs = p.micro_batch_seqs > 0 ? p.micro_batch_seqs : (p.pp > 1 ? 1.0 : per_replica);
     if (std::fmod(per_replica, plan.micro_batch_seqs) != 0.0)
         throw InputError(origin, "micro_batch", "micro-batches of " + text(static_cast<std::int64_t>(plan.micro_batch_seqs)) +
@@ -225,7 +176,7 @@ TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::
     scenario.global_batch_seqs = setup.global_batch_seqs;
     scenario.stack = setup.stack ? *setup.stack : default_stack(setup.hardware.chip, false, data_dir);
     require_job(scenario.stack, false, origin);
-    scenario.plan = make_training_plan(p, setup.chips, setup.global_batch_seqs, setup.model, setup.hardware.chip, origin);
+    scenario.plan = make_training_plan(p, setup.chips, {setup.seq_len, setup.global_batch_seqs}, setup.model, setup.hardware.chip, origin);
     check_moe_dispatch(scenario.stack, p.moe_dispatcher, p.ep_overlap, origin);
     scenario.strategy = resolve_strategy(p.strategy.empty() ? default_strategy_name(p) : p.strategy, data_dir);
     apply_zero_stage(scenario.strategy, scenario.plan.zero_stage);

@@ -9,7 +9,7 @@
 
 #include "engine/training.hpp"
 #include "hardware/system.hpp"
-#include "scenario/plan.hpp"
+#include "spec/plan_check.hpp"
 
 namespace ridgeline {
 
@@ -27,7 +27,7 @@ struct TrainingSetup {
 
 // The plan's axes, batch split and knobs, checked against the chips, batch, model and chip.
 // `origin` names the flag set or file in errors (field names follow Plan).
-[[nodiscard]] TrainingPlan make_training_plan(const Plan& spec, std::int64_t chips, double global_batch_seqs,
+[[nodiscard]] TrainingPlan make_training_plan(const Plan& spec, std::int64_t chips, const PlanWorkload& workload,
                                               const ModelSpec& model, const ChipSpec& chip, const std::string& origin);
 
 // Layers over pipeline stages as evenly as they go (the first stages take one more); the largest
@@ -49,7 +49,5 @@ void fold_expert_axes(Strategy& strategy, const TrainingPlan& plan);
 // `origin` names the flag set or file in errors (field names follow Plan).
 [[nodiscard]] TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::filesystem::path& data_dir,
                                                        const std::string& origin);
-
-[[nodiscard]] std::optional<PipelineSchedule> parse_schedule(const std::string& text);
 
 }  // namespace ridgeline

@@ -161,19 +161,16 @@ void Search::check_fixed() const {
     if (f.dp && f.tp && f.pp && f.cp && fixed_product != chips)
         throw InputError(kRequest, "dp", "dp x tp x pp x cp = " + text(fixed_product) + " but there are " + text(chips) + " chips");
     if (f.dp && f.fsdp && *f.dp % *f.fsdp != 0) throw InputError(kRequest, "fsdp", "does not divide dp " + text(*f.dp));
-    if (f.tp && m.n_heads % *f.tp != 0)
-        throw InputError(kRequest, "tp", text(*f.tp) + " does not divide the model's " + text(m.n_heads) + " query heads");
-    if (f.tp && !m.kv_heads_fit_tensor(*f.tp))
-        throw InputError(kRequest, "tp", text(*f.tp) + " neither divides nor is a multiple of the model's " + text(m.n_kv_heads) + " KV heads");
-    if (f.pp && *f.pp > m.n_layers) throw InputError(kRequest, "pp", text(*f.pp) + " stages for " + text(m.n_layers) + " layers");
-    if (f.ep && *f.ep > 1 && !m.moe) throw InputError(kRequest, "ep", "expert parallelism on a dense model");
-    if (f.ep && m.moe && m.moe->n_experts % *f.ep != 0)
-        throw InputError(kRequest, "ep", text(*f.ep) + " does not divide the model's " + text(m.moe->n_experts) + " experts");
-    if (f.cp && std::fmod(spec_.seq_len, d(*f.cp)) != 0.0)
-        throw InputError(kRequest, "cp", text(*f.cp) + " does not divide the sequence of " + text(static_cast<std::int64_t>(spec_.seq_len)));
-    if (f.dp && std::fmod(spec_.global_batch_seqs, d(*f.dp)) != 0.0)
-        throw InputError(kRequest, "dp", text(*f.dp) + " data-parallel replicas do not split a global batch of " +
-                                         text(static_cast<std::int64_t>(spec_.global_batch_seqs)) + " sequences");
+    // The model's rules on the fixed degrees, the free ones at 1 (which keeps every rule).
+    Degrees fixed;
+    fixed.dp = f.dp.value_or(1);
+    for (const DegreeField& field : kDegreeFields)
+        if (field.value != &Degrees::dp) fixed.*field.value = (f.*field.given).value_or(1);
+    const PlanWorkload workload{spec_.seq_len, spec_.global_batch_seqs, "dp"};
+    if (const auto why = model_rejection(m, fixed, workload)) {
+        const PlanFault fault = explain(*why, m, fixed, workload);
+        throw InputError(kRequest, fault.field, fault.message);
+    }
     if (f.vpp && *f.vpp > 1 && f.pp && *f.pp == 1) throw InputError(kRequest, "vpp", "virtual stages need pipeline parallelism");
     if (f.zero && f.fsdp && *f.fsdp > 1 && *f.zero != 3) throw InputError(kRequest, "zero", "fsdp shards everything (ZeRO-3)");
     if (f.zero && f.fsdp && *f.fsdp == 1 && *f.zero == 3) throw InputError(kRequest, "zero", "ZeRO-3 is fsdp: give fsdp above 1 or leave it free");
@@ -201,14 +198,7 @@ void Search::check_fixed() const {
 }
 
 std::optional<Rejection> Search::reject_layout(const Degrees& g) const {
-    const ModelSpec& m = spec_.model;
-    if (m.n_heads % g.tp != 0) return Rejection::tensor_heads;
-    if (!m.kv_heads_fit_tensor(g.tp)) return Rejection::tensor_kv_heads;
-    if (m.moe && m.moe->n_experts % g.ep != 0) return Rejection::expert_count;
-    if (g.pp > m.n_layers) return Rejection::pipeline_layers;
-    if (std::fmod(spec_.seq_len, d(g.cp)) != 0.0) return Rejection::context_seq;
-    if (std::fmod(spec_.global_batch_seqs, d(g.dp)) != 0.0) return Rejection::batch_data;
-    return std::nullopt;
+    return model_rejection(spec_.model, g, {spec_.seq_len, spec_.global_batch_seqs});
 }
 
 LayoutOptions Search::options(const Degrees& g) const {
@@ -340,7 +330,7 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
                     plan.vpp = 1;
                     LayoutWork work;
                     try {
-                        scenario.plan = make_training_plan(plan, spec_.cluster.chips(), spec_.global_batch_seqs, spec_.model,
+                        scenario.plan = make_training_plan(plan, spec_.cluster.chips(), {spec_.seq_len, spec_.global_batch_seqs}, spec_.model,
                                                            spec_.chip, "plan");
                         scenario.strategy = spec_.strategies.at(plan.strategy);
                         apply_zero_stage(scenario.strategy, scenario.plan.zero_stage);

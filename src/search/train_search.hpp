@@ -19,21 +19,6 @@
 
 namespace ridgeline {
 
-// Why a plan was not costed, in the order reports list them.
-enum class Rejection {
-    tensor_heads,            // tensor does not divide the query heads
-    tensor_kv_heads,         // ... or the KV heads
-    expert_count,            // expert does not divide the experts
-    pipeline_layers,         // more pipeline stages than layers
-    context_seq,             // context does not divide the sequence
-    batch_data,              // the data-parallel degree does not divide the global batch
-    interleave_microbatches, // interleaving needs the micro-batches in whole rounds of the pipeline
-    strategy_dims,           // the strategy splits some dimension unevenly (d_ff, d_model ...)
-    placement,               // an axis (or a collective over it) does not fit the topology in this order
-    memory,                  // does not fit in HBM
-};
-inline constexpr std::size_t kRejections = 10;
-
 // The knobs a user fixes; everything left empty is searched.
 struct SearchConstraints : GivenDegrees {
     std::optional<std::int64_t> vpp, etp;

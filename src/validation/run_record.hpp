@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model/model_spec.hpp"
-#include "scenario/plan.hpp"
+#include "spec/plan.hpp"
 
 namespace ridgeline {
 

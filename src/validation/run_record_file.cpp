@@ -5,6 +5,7 @@
 #include "model/plausible_sizes.hpp"
 #include "model/recompute_catalog.hpp"
 #include "io/json_reader.hpp"
+#include "spec/plan_check.hpp"
 #include "validation/run_record.hpp"
 
 namespace ridgeline {
@@ -220,13 +221,14 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
                 if (!megatron_recompute_module(name)) p.fail("recompute_modules", "unknown Megatron-Core module \"" + name + "\"");
         }
         p.finish();
-        if (r.dp * r.tp * r.pp * r.cp != r.count) p.fail("dp", "dp x tp x pp x cp does not equal hardware.count");
-        if (r.fsdp > 1 && r.zero != 3) p.fail("zero", "fsdp > 1 requires zero 3");
-        // As the plan builder: FSDP shards within the data-parallel ranks (over context ranks as well,
-        // as torchtitan's FSDP2 does with context parallelism, is not modelled).
-        if (r.dp % r.fsdp != 0) p.fail("fsdp", "does not divide dp (FSDP over the context ranks too is not modelled)");
-        if (r.vpp && *r.vpp > 1 && r.pp == 1) p.fail("vpp", "virtual stages need pp > 1");
-        if (r.tp == 1 && r.sequence_parallel) p.fail("sequence_parallel", "requires tp > 1");
+        // The plan builder's rules, asked of the same function: FSDP shards within the data-parallel
+        // ranks (over context ranks as well, as torchtitan's FSDP2 does with context parallelism, is not modelled).
+        Plan plan;
+        for (const DegreeField& d : kDegreeFields) plan.*d.value = r.*d.value;
+        plan.vpp = r.vpp.value_or(1);
+        plan.sequence_parallel = r.sequence_parallel;
+        plan.zero = r.zero;
+        if (const auto fault = structure_fault(plan, r.count)) p.fail(fault->field, fault->message);
         if (!r.moe && r.ep != 1) p.fail("ep", "a dense model has ep 1");
         if (r.ep == 1 && (r.moe_dispatcher || r.expert_comm_overlap.value_or(false)))
             p.fail(r.moe_dispatcher ? "moe_dispatcher" : "expert_comm_overlap", "given without expert parallelism (ep 1)");

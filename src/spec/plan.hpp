@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "core/dtype.hpp"
-#include "engine/step_model.hpp"
 #include "mesh/plan_axes.hpp"
 #include "model/recompute_policy.hpp"
+#include "spec/pipeline_schedule.hpp"
 
 namespace ridgeline {
 
