@@ -1,5 +1,6 @@
 #include "collective/collective_memo.hpp"
 
+#include <algorithm>
 #include <bit>
 
 namespace ridgeline {
@@ -35,22 +36,27 @@ bool same(const std::vector<GroupDim>& a, const std::vector<GroupDim>& b) {
 
 }  // namespace
 
+CollectiveMemo::CollectiveMemo(std::size_t capacity) : capacity_(capacity), slots_(std::bit_ceil(2 * std::max<std::size_t>(capacity, 1))) {}
+
 const CollectiveCost& CollectiveMemo::cost(const Cluster& cluster, const std::vector<GroupDim>& group, CollectiveKind kind,
                                            double bytes, const RoutedTokens& routed) {
     const std::uint64_t k = mix(key(group, kind, bytes), std::bit_cast<std::uint64_t>(routed.top_k));
-    const auto [first, last] = index_.equal_range(k);
-    for (auto it = first; it != last; ++it) {
-        const Entry& e = entries_[it->second];
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t at = static_cast<std::size_t>(k ^ (k >> 32)) & mask;
+    for (; slots_[at].entry != kEmpty; at = (at + 1) & mask) {
+        if (slots_[at].key != k) continue;
+        const Entry& e = entries_[slots_[at].entry];
         if (e.kind == kind && e.bytes == bytes && same(e.group, group) && same(e.routed, routed)) return e.cost;
     }
     if (entries_.size() >= capacity_) {  // forget everything: simpler than eviction, and rare
         entries_.clear();
-        index_.clear();
+        std::fill(slots_.begin(), slots_.end(), Slot{});
+        at = static_cast<std::size_t>(k ^ (k >> 32)) & mask;
     }
     CollectiveOptions options;
     options.routed = routed;
     entries_.push_back({kind, bytes, group, routed, collective_cost(cluster, group, kind, bytes, options)});
-    index_.emplace(k, entries_.size() - 1);
+    slots_[at] = {k, static_cast<std::uint32_t>(entries_.size() - 1)};
     return entries_.back().cost;
 }
 

@@ -403,24 +403,28 @@ void Search::run_knobs(const LayoutOptions& o, const std::vector<int>& zeros, co
             ordinal += schedule_plans;
             continue;
         }
+        // Memory does not depend on the overlaps: one estimate serves all of them, fitting or not.
+        const std::uint64_t overlap_plans = o.overlaps.size() * o.tp_overlaps.size();
         for (const RecomputePolicy& rc : o.recomputes)
             for (const int zero : zeros)
-                for (const bool offload : o.offloads)
+                for (const bool offload : o.offloads) {
+                    k.recompute = rc.modules;
+                    k.zero_stage = zero;
+                    k.offload_optimizer = offload;
+                    const double memory = estimate_memory(l, k).total_bytes();
+                    if (memory > hbm) {
+                        r.rejected[static_cast<std::size_t>(Rejection::memory)] += overlap_plans;
+                        r.plans_evaluated += overlap_plans;
+                        ordinal += overlap_plans;
+                        continue;
+                    }
                     for (const bool overlap : o.overlaps)
                         for (const bool tp_overlap : o.tp_overlaps) {
-                            k.recompute = rc.modules;
-                            k.zero_stage = zero;
-                            k.offload_optimizer = offload;
                             k.overlap_data_parallel = overlap;
                             k.overlap_tensor_parallel = tp_overlap;
                             k.overlap_expert_parallel = plan.ep_overlap;
                             const std::uint64_t this_ordinal = ordinal++;
                             ++r.plans_evaluated;
-                            const double memory = estimate_memory(l, k).total_bytes();
-                            if (memory > hbm) {
-                                ++r.rejected[static_cast<std::size_t>(Rejection::memory)];
-                                continue;
-                            }
                             const double step_s = estimate_step_time(l, k, parts);
                             ++r.plans_costed;
                             if (spec_.reference_step_time_s && step_s < *spec_.reference_step_time_s) ++r.plans_faster_than_reference;
@@ -438,6 +442,7 @@ void Search::run_knobs(const LayoutOptions& o, const std::vector<int>& zeros, co
                             if (top) acc.top.insert(plan);
                             if (front) acc.pareto.insert(plan);
                         }
+                }
     }
 }
 
