@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
+#include "io/json_reader.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -199,4 +201,17 @@ TEST_CASE("hostile knobs: --seq-len on a scenario keeps its batch of tokens") {
     CHECK(doc["global_batch_seqs"].get<double>() == 4096);
     CHECK(doc["tokens_per_step"].get<double>() == 16777216);
     ridgeline::test::expect_refusal("train --scenario " + scenario + " --seq-len 3000", {"--seq-len", "16777216 tokens", "whole number"});
+}
+
+// Files parsed once are kept for the files read again (validate reads each chip and stack file per
+// record); a file rewritten at once with text of the same size, inode and (coarse) time is read anew.
+TEST_CASE("a JSON file rewritten in place is parsed again, however little changed") {
+    const auto path = ridgeline::test::scratch_dir("rewritten") / "file.json";
+    for (const int value : {1, 2, 3}) {
+        std::ofstream(path) << "{\"a\": " << value << "}";
+        CHECK(ridgeline::io::parse_json_file(path).at("a") == value);
+        CHECK(ridgeline::io::parse_json_file(path).at("a") == value);  // the kept copy, unchanged
+    }
+    std::ofstream(path) << "{\"a\": ";
+    CHECK_THROWS_AS((void)ridgeline::io::parse_json_file(path), ridgeline::InputError);
 }

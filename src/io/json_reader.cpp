@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -81,9 +82,24 @@ std::string read_input_file(const std::filesystem::path& path) {
     return buffer.str();
 }
 
-nlohmann::json parse_json_file(const std::filesystem::path& path) {
-    const std::string origin = path.string();
-    const std::string text = read_input_file(path);
+namespace {
+
+// Files parsed before, kept with their text: validating a set of runs reads the same chip, system,
+// stack and strategy files for every record. A file whose text is what it was is not parsed again
+// (reading and comparing it costs a small share of parsing); large files are not kept.
+struct ParsedFile {
+    std::string text;
+    nlohmann::json document;
+};
+constexpr std::size_t kMaxCachedBytes = 256 * 1024;
+constexpr std::size_t kMaxCachedFiles = 512;
+std::mutex parsed_mutex;
+std::map<std::string, ParsedFile>& parsed_files() {
+    static std::map<std::string, ParsedFile> files;
+    return files;
+}
+
+nlohmann::json parse_text(const std::string& text, const std::string& origin) {
     const auto depth_limit = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
         if (depth > kMaxJsonDepth && (event == nlohmann::json::parse_event_t::object_start || event == nlohmann::json::parse_event_t::array_start))
             throw InputError(origin, "", "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
@@ -95,6 +111,26 @@ nlohmann::json parse_json_file(const std::filesystem::path& path) {
         // parse_error for bad syntax, out_of_range for numbers beyond a double (1e400).
         throw InputError(origin, "", "malformed JSON: " + excerpt(e.what()));
     }
+}
+
+}  // namespace
+
+nlohmann::json parse_json_file(const std::filesystem::path& path) {
+    const std::string origin = path.string();
+    std::string text = read_input_file(path);
+    const bool cacheable = text.size() <= kMaxCachedBytes;
+    if (cacheable) {
+        const std::lock_guard<std::mutex> lock(parsed_mutex);
+        const auto it = parsed_files().find(origin);
+        if (it != parsed_files().end() && it->second.text == text) return it->second.document;
+    }
+    nlohmann::json document = parse_text(text, origin);
+    if (cacheable) {
+        const std::lock_guard<std::mutex> lock(parsed_mutex);
+        if (parsed_files().size() >= kMaxCachedFiles) parsed_files().clear();
+        parsed_files()[origin] = {std::move(text), document};
+    }
+    return document;
 }
 
 JsonObject::JsonObject(const nlohmann::json& value, std::string origin, std::string path)
