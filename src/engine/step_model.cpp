@@ -39,6 +39,12 @@ double in_flight_microbatches(const LayoutCosts& l, const StepKnobs& k) {
 
 double optimizer_shards(const LayoutCosts& l, const StepKnobs& k) { return k.zero_stage >= 1 ? l.optimizer_shard_size : 1.0; }
 
+double sum_of(const StepParts& parts) {
+    double step_s = 0;
+    for (const double part_s : parts) step_s += part_s;
+    return step_s;
+}
+
 }  // namespace
 
 double forward_compute_s(const LayoutCosts& l) { return l.matmul_fwd_s + l.attention_fwd_s + l.elementwise_fwd_s + l.launches_fwd_s; }
@@ -77,6 +83,30 @@ MemoryBreakdown estimate_memory(const LayoutCosts& l, const StepKnobs& k) {
     m.activations_bytes = activation_bytes_per_layer(l, k.recompute) * l.layers_per_stage * in_flight_microbatches(l, k);
     m.buffers_bytes = l.logits_buffer_bytes + l.gathered_weight_bytes;
     return m;
+}
+
+namespace {
+
+// The parts no overlap setting changes, written here alone so that the floor and the step agree to the bit.
+void fill_overlap_free_parts(const LayoutCosts& l, const StepKnobs& k, StepParts& parts) {
+    const double m = k.microbatches, layers = l.layers_per_stage;
+    parts[index(StepPart::matmuls)] = m * layers * (l.matmul_fwd_s + l.matmul_bwd_s) + m * l.logits_s;
+    parts[index(StepPart::attention)] = m * layers * (l.attention_fwd_s + l.attention_bwd_s);
+    parts[index(StepPart::elementwise)] = m * layers * (l.elementwise_fwd_s + l.elementwise_bwd_s);
+    parts[index(StepPart::launches)] = m * layers * (l.launches_fwd_s + l.launches_bwd_s);
+    parts[index(StepPart::recompute)] = m * layers * recompute_s(l, k.recompute);
+    const double optimizer_params = l.local_params / optimizer_shards(l, k);
+    parts[index(StepPart::optimizer)] = k.offload_optimizer ? optimizer_params * l.precision.offload_traffic_bytes_per_param() / l.host_link_Bps
+                                                            : optimizer_params * l.precision.update_traffic_bytes_per_param() / l.hbm_Bps;
+    parts[index(StepPart::framework)] = l.step_overhead_s;
+}
+
+}  // namespace
+
+double step_time_floor_s(const LayoutCosts& l, const StepKnobs& k) {
+    StepParts parts{};
+    fill_overlap_free_parts(l, k, parts);
+    return sum_of(parts);
 }
 
 double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& parts) {
@@ -120,16 +150,9 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     const double chunks = k.schedule == PipelineSchedule::interleaved ? k.virtual_stages : 1.0;
     const double step_comm = chunked_exposed(layers * l.gradient_comm_s, stage_bwd, chunks, pp, k.overlap_data_parallel) +
                              chunked_exposed(layers * l.gather_comm_s, stage_fwd, chunks, pp, k.overlap_data_parallel);
-    const double optimizer_params = l.local_params / optimizer_shards(l, k);
-    const double optimizer_s = k.offload_optimizer ? optimizer_params * l.precision.offload_traffic_bytes_per_param() / l.host_link_Bps
-                                                   : optimizer_params * l.precision.update_traffic_bytes_per_param() / l.hbm_Bps;
 
     const double m = k.microbatches;
-    parts[index(StepPart::matmuls)] = m * layers * (l.matmul_fwd_s + matmul_bwd) + m * l.logits_s;
-    parts[index(StepPart::attention)] = m * layers * (l.attention_fwd_s + attention_bwd);
-    parts[index(StepPart::elementwise)] = m * layers * (l.elementwise_fwd_s + l.elementwise_bwd_s);
-    parts[index(StepPart::launches)] = m * layers * (l.launches_fwd_s + l.launches_bwd_s);
-    parts[index(StepPart::recompute)] = m * layers * recompute;
+    fill_overlap_free_parts(l, k, parts);
     parts[index(StepPart::tensor_comm)] = m * layers * tp_exposed;
     parts[index(StepPart::context_comm)] = m * layers * cp_exposed;
     parts[index(StepPart::expert_comm)] = m * layers * ep_exposed;
@@ -142,11 +165,8 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     const double send_s = exposed(l.pipeline_send_s, per_microbatch / crossings, interleaved && l.interleaved_send_overlap);
     parts[index(StepPart::pipeline_sends)] = m * crossings * send_s;
     parts[index(StepPart::gradient_sync)] = step_comm;
-    parts[index(StepPart::optimizer)] = optimizer_s;
-    parts[index(StepPart::framework)] = l.step_overhead_s;
     parts[index(StepPart::stragglers)] = 0.0;  // a search reuses `parts`: the last plan's must not count
-    double step_s = 0;
-    for (const double part_s : parts) step_s += part_s;
+    const double step_s = sum_of(parts);
     parts[index(StepPart::stragglers)] = step_s * l.straggler_fraction;
     return step_s + parts[index(StepPart::stragglers)];
 }

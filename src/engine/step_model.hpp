@@ -105,4 +105,10 @@ inline constexpr double kAttentionBackwardRatio = 2.5;
 // The step time; `parts` receives its split.
 double estimate_step_time(const LayoutCosts& layout, const StepKnobs& knobs, StepParts& parts);
 
+// A floor under estimate_step_time for every overlap setting of these knobs: the parts no overlap
+// changes (compute, recomputation, optimizer, framework), summed in the same order with the others
+// at zero. A rounded sum never falls when a term grows, so no setting's step is below it: a search
+// skips the overlaps of knobs whose floor could not rank.
+[[nodiscard]] double step_time_floor_s(const LayoutCosts& layout, const StepKnobs& knobs);
+
 }  // namespace ridgeline

@@ -418,6 +418,17 @@ void Search::run_knobs(const LayoutOptions& o, const std::vector<int>& zeros, co
                         ordinal += overlap_plans;
                         continue;
                     }
+                    // Where even the floor under every overlap setting (at the block's first, most
+                    // favoured ordinal) enters neither the top K nor the front, none of them can.
+                    if (!spec_.reference_step_time_s) {
+                        const double floor_s = step_time_floor_s(l, k);
+                        if (!acc.top.admits(floor_s, memory, ordinal) && !acc.pareto.admits(memory, floor_s, {floor_s, memory, 0, ordinal})) {
+                            r.plans_evaluated += overlap_plans;
+                            r.plans_costed += overlap_plans;
+                            ordinal += overlap_plans;
+                            continue;
+                        }
+                    }
                     for (const bool overlap : o.overlaps)
                         for (const bool tp_overlap : o.tp_overlaps) {
                             k.overlap_data_parallel = overlap;
