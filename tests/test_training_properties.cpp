@@ -126,3 +126,42 @@ TEST_CASE("property: the training model obeys its rooflines and monotonicities")
     }
     CHECK(evaluated >= 150);
 }
+
+// The search skips the overlap settings of knobs whose floor cannot rank: the floor must lie under
+// the step of every overlap setting, and equal it where nothing but the overlap-free parts costs.
+TEST_CASE("property: the step-time floor lies under every overlap setting's step, and is the step without communication") {
+    std::mt19937 random(7);
+    std::uniform_real_distribution<double> time_s(1e-6, 1e-2);
+    for (int trial = 0; trial < 200; ++trial) {
+        LayoutCosts l;
+        for (double* t : {&l.matmul_fwd_s, &l.attention_fwd_s, &l.elementwise_fwd_s, &l.launches_fwd_s, &l.matmul_bwd_s, &l.attention_bwd_s,
+                          &l.elementwise_bwd_s, &l.launches_bwd_s, &l.logits_s, &l.norm_fwd_s, &l.activation_fwd_s, &l.mlp_up_fwd_s,
+                          &l.step_overhead_s})
+            *t = time_s(random);
+        l.layers_per_stage = 1 + trial % 7;
+        l.local_params = 1e9;
+        l.optimizer_shard_size = 8;
+        l.hbm_Bps = 3e12;
+        l.host_link_Bps = 5e10;
+        StepKnobs k;
+        k.microbatches = 1 + trial % 16;
+        k.recompute = static_cast<RecomputeModules>(trial % 3 == 0 ? RecomputeModule::layer : RecomputeModule::norms);
+        k.zero_stage = trial % 4;
+        k.offload_optimizer = trial % 5 == 0;
+        StepParts parts{};
+        // Without communication, bubble or stragglers the step is the floor, to the bit.
+        CHECK(estimate_step_time(l, k, parts) == step_time_floor_s(l, k));
+        for (double* t : {&l.tensor_comm_fwd_s, &l.tensor_comm_bwd_s, &l.tp_overlap_sm_s, &l.context_comm_fwd_s, &l.context_comm_bwd_s,
+                          &l.expert_comm_s, &l.weight_comm_fwd_s, &l.weight_comm_bwd_s, &l.gradient_comm_s, &l.gather_comm_s, &l.pipeline_send_s})
+            *t = time_s(random);
+        l.pipeline_size = 1 + trial % 4;
+        l.straggler_fraction = 0.01 * (trial % 3);
+        const double floor_s = step_time_floor_s(l, k);
+        for (const bool overlap : {false, true})
+            for (const bool tp_overlap : {false, true})
+                for (const bool ep_overlap : {false, true}) {
+                    k.overlap_data_parallel = overlap, k.overlap_tensor_parallel = tp_overlap, k.overlap_expert_parallel = ep_overlap;
+                    CHECK(floor_s <= estimate_step_time(l, k, parts));
+                }
+    }
+}
