@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "engine/roofline.hpp"
 #include "mesh/plan_axes.hpp"
-#include "search/streaming.hpp"
+#include "core/streaming.hpp"
 
 namespace ridgeline {
 

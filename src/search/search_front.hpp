@@ -1,5 +1,5 @@
 #pragma once
-// What the training search keeps while plans stream by (search/streaming.hpp): the K shortest
+// What the training search keeps while plans stream by (core/streaming.hpp): the K shortest
 // steps (equal steps: the smaller memory first) and the Pareto front of step time vs memory per
 // chip. The top K holds distinct plans: one that differs from an entry only in the order of its
 // axes on the topology and costs the same within 0.1% joins that entry (the better of the two
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "search/streaming.hpp"
+#include "core/streaming.hpp"
 #include "search/train_search.hpp"
 
 namespace ridgeline {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "scenario/training_setup.hpp"
-#include "search/streaming.hpp"
+#include "core/streaming.hpp"
 
 namespace ridgeline {
 

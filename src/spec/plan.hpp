@@ -40,8 +40,9 @@ struct GivenDegrees {
     std::optional<std::int64_t> dp, tp, pp, cp, ep, fsdp;
 };
 
-// The degrees by the names people write them (flags --tp, file fields "tp"): commands and files
-// read them from this list, so a new parallelism kind is one row here.
+// The degrees by the names people write them (flags --tp, file fields "tp"): flags, scenario and
+// run-record fields and the plan rules (spec/plan_check) read them from this list. A new kind is a
+// row here and its meaning elsewhere: its mesh axis (mesh/plan_axes), its rules, its strategy use.
 struct DegreeField {
     const char* key;
     std::int64_t Degrees::*value;
