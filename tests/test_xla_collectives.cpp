@@ -114,7 +114,7 @@ struct Case {
 
 // The case's layer derived by Ridgeline: the strategy file of the same name, the case's mesh,
 // ZeRO from the axes XLA's optimizer state is sharded over, the whole batch of 16 sequences.
-LayerWork derive_case(const std::string& name, const json& c, bool reshard_after_forward) {
+LayerWork derive_case(const std::string& name, const json& c, bool reshard_after_forward, bool forward_only = false) {
     static const ModelSpec model = load_model_file(test::data_file("reference/xla-tiny-llama.json"));
     static const json layer = test::read_json(test::data_file("reference/xla-collectives.json")).at("layer");
     const json& mesh = c.at("mesh");
@@ -139,6 +139,7 @@ LayerWork derive_case(const std::string& name, const json& c, bool reshard_after
     micro.seq_len = layer.at("seq").get<double>();
     micro.reshard_after_forward = plan.reshard_after_forward;
     micro.fused_projections = name.ends_with("_fused");
+    micro.forward_only = forward_only;
     return derive_layer_work(model, strategy, plan.axes, micro, false);
 }
 
@@ -197,4 +198,26 @@ TEST_CASE("resharding after the forward pass adds one more gather of every fsdp-
         }
     }
     CHECK(compared == 12);  // fsdp, fsdp-tp and maxtext, fused and not
+}
+
+// Serving derives the forward pass alone: the same forward collectives, GEMMs and tokens as the
+// training derivation that XLA's cases check, and nothing of the backward pass or the step.
+TEST_CASE("a forward-only derivation keeps exactly the forward collectives of each XLA case") {
+    for (const auto& [name, c] : cases().items()) {
+        CAPTURE(name);
+        const LayerWork training = derive_case(name, c, true), serving = derive_case(name, c, true, true);
+        std::vector<const DerivedCollective*> forward;
+        for (const DerivedCollective& d : training.collectives)
+            if (d.phase == CommPhase::forward) forward.push_back(&d);
+        REQUIRE(serving.collectives.size() == forward.size());
+        for (std::size_t i = 0; i < forward.size(); ++i) {
+            CHECK(serving.collectives[i].what == forward[i]->what);
+            CHECK(serving.collectives[i].kind == forward[i]->kind);
+            CHECK(serving.collectives[i].axes == forward[i]->axes);
+            CHECK(serving.collectives[i].bytes == forward[i]->bytes);
+        }
+        CHECK(serving.matmuls.size() == training.matmuls.size());
+        CHECK(serving.local_tokens == training.local_tokens);
+        CHECK(serving.elementwise_elements() == training.elementwise_elements());
+    }
 }

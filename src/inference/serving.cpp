@@ -103,6 +103,7 @@ LayerCost ChipModel::layer(bool decode, double seqs, double len, double queries)
     pass.context_len = decode ? len : 0.0;
     pass.weight_bytes = bytes_per_element(s_.plan.weights);
     pass.combine_experts_before_reduce = true;
+    pass.forward_only = true;  // only the forward pass's collectives are priced
     LayerCost c;
     const double dense_fraction = d(m.dense_layers()) / d(m.n_layers);
     if (dense_fraction > 0) add_layer(c, derive_layer_work(m, s_.strategy, axes_, pass, false), decode, len, dense_fraction);

@@ -71,7 +71,7 @@ struct Context {
         return t.elements() * element_bytes / size(minus(all_axes(t.spec), axes));
     }
     void add(std::string what, CollectiveKind kind, const AxisList& axes, double bytes, CommPhase phase, CommRole role) {
-        if (size(axes) <= 1) return;
+        if (size(axes) <= 1 || (workload.forward_only && phase != CommPhase::forward)) return;
         work.collectives.push_back({std::move(what), kind, axes, bytes, phase, role});
     }
     // The matmul being derived holds these shares of its weight as separate projections (q, k, v;
@@ -94,6 +94,7 @@ struct Context {
 // once per step, scattered where the optimizer state is sharded (then the new weights gathered).
 void reduce_gradients(Context& c, const std::string& name, const AxisList& token_axes, const AxisList& weight_axes,
                       double local_weight_elements) {
+    if (c.workload.forward_only) return;
     const AxisList grad_axes = minus(token_axes, weight_axes);
     if (grad_axes.empty()) return;
     const auto& ws = c.workload;
@@ -113,6 +114,7 @@ void reduce_gradients(Context& c, const std::string& name, const AxisList& token
 void gather_weight(Context& c, const std::string& what, const Tensor& w, const AxisList& axes) {
     const double bytes = c.group_bytes(w, axes, c.workload.weight_bytes);
     c.add_split(what + ": all-gather weight", CollectiveKind::all_gather, axes, bytes, CommPhase::forward, CommRole::weights);
+    if (c.workload.forward_only) return;
     if (c.workload.reshard_after_forward)
         c.add_split(what + ": all-gather weight again", CollectiveKind::all_gather, axes, bytes, CommPhase::backward, CommRole::weights);
     c.add_split(what + ": reduce-scatter weight gradient", CollectiveKind::reduce_scatter, axes,
@@ -124,6 +126,7 @@ void gather_weight(Context& c, const std::string& what, const Tensor& w, const A
 void gather_input(Context& c, const std::string& what, const Tensor& x, const AxisList& axes) {
     const double bytes = c.group_bytes(x, axes, c.workload.activation_bytes);
     c.add(what + ": all-gather input", CollectiveKind::all_gather, axes, bytes, CommPhase::forward, CommRole::activations);
+    if (c.workload.forward_only) return;
     c.add_each(what + ": reduce-scatter input gradient", CollectiveKind::reduce_scatter, axes, bytes, CommPhase::backward,
                CommRole::activations);
 }
@@ -166,7 +169,7 @@ void derive_matmul(Context& c, const std::string& name, const Tensor& x, const T
             c.add_split(name + (scattered ? ": reduce-scatter partial output" : ": all-reduce partial output"),
                         scattered ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, partial, unreduced, CommPhase::forward,
                         CommRole::activations);
-        if (scattered)
+        if (scattered && !ws.forward_only)
             c.add_split(name + ": all-gather output gradient", CollectiveKind::all_gather, partial, unreduced, CommPhase::backward,
                         CommRole::activations);
     }
@@ -174,7 +177,7 @@ void derive_matmul(Context& c, const std::string& name, const Tensor& x, const T
     // split both w's and y's output dim. Where x was gathered over them, the gather's transpose
     // reduce-scatters it; else (x replicated there, Megatron's column-parallel layer) all-reduced.
     const AxisList dx_partial = minus(intersect(w_eff.spec.on(out), y.spec.on(out)), all_axes(x.spec));
-    if (!dx_partial.empty())
+    if (!dx_partial.empty() && !ws.forward_only)
         c.add_each(name + ": all-reduce input gradient", CollectiveKind::all_reduce, dx_partial,
                    x.elements() * ws.activation_bytes / c.size(minus(all_axes(x.spec), dx_partial)), CommPhase::backward,
                    CommRole::activations);

@@ -113,6 +113,9 @@ struct MicroBatch {
     double expert_imbalance = 1;
     // Bytes per element of routed tokens on their way to the experts (the combine moves activation_bytes).
     double dispatch_bytes = 2;
+    // Serving: no backward pass, so no gradient or backward collectives are derived (the forward
+    // ones, the GEMMs and the memory-bound ops are as in training).
+    bool forward_only = false;
 };
 
 // DeepEP's fp8 dispatch (DeepSeek-V3 report, Sec. 3.3.2: activations quantised before the dispatch,
