@@ -315,10 +315,7 @@ void check_training_plan(const ModelSpec& m, const TrainingPlan& plan) {
     degrees.pp = static_cast<std::int64_t>(axis(plan.pipeline_axis));
     degrees.ep = static_cast<std::int64_t>(axis(PlanAxis::expert));
     for (const std::string& folded : plan.expert_folded_axes) degrees.ep *= static_cast<std::int64_t>(axis(folded));
-    if (const auto why = model_rejection(m, degrees, {})) {
-        const PlanFault fault = explain(*why, m, degrees, {});
-        throw InputError("plan", fault.field, fault.message);
-    }
+    if (const auto fault = model_fault(m, degrees, {})) throw InputError("plan", fault->field, fault->message);
     const double pp = axis(plan.pipeline_axis);
     if (!plan.stage_layers.empty()) {
         std::int64_t total = 0;

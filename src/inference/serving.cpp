@@ -184,11 +184,7 @@ void check_serving_plan(const ModelSpec& m, const ChipSpec& chip, const Plan& pl
         throw InputError(kRequest, "tp", "parallel degrees must be at least 1");
     if (plan.cp != 1) throw InputError(kRequest, "cp", "context parallelism is a training plan's axis; a deployment has none");
     if (plan.fsdp != 1) throw InputError(kRequest, "fsdp", "a deployment holds its weights whole per replica; fsdp is a training plan's axis");
-    const PlanWorkload workload{0, batch_seqs, "batch"};
-    if (const auto why = model_rejection(m, plan, workload)) {
-        const PlanFault fault = explain(*why, m, plan, workload);
-        throw InputError(kRequest, fault.field, fault.message);
-    }
+    if (const auto fault = model_fault(m, plan, {0, batch_seqs, "batch"})) throw InputError(kRequest, fault->field, fault->message);
     // Serving splits its layers evenly (no uneven stages), and carves experts from the replicas.
     if (m.n_layers % plan.pp != 0)
         throw InputError(kRequest, "pp", text(m.n_layers) + " layers do not split into " + text(plan.pp) + " pipeline stages");

@@ -166,11 +166,8 @@ void Search::check_fixed() const {
     fixed.dp = f.dp.value_or(1);
     for (const DegreeField& field : kDegreeFields)
         if (field.value != &Degrees::dp) fixed.*field.value = (f.*field.given).value_or(1);
-    const PlanWorkload workload{spec_.seq_len, spec_.global_batch_seqs, "dp"};
-    if (const auto why = model_rejection(m, fixed, workload)) {
-        const PlanFault fault = explain(*why, m, fixed, workload);
-        throw InputError(kRequest, fault.field, fault.message);
-    }
+    if (const auto fault = model_fault(m, fixed, {spec_.seq_len, spec_.global_batch_seqs, "dp"}))
+        throw InputError(kRequest, fault->field, fault->message);
     if (f.vpp && *f.vpp > 1 && f.pp && *f.pp == 1) throw InputError(kRequest, "vpp", "virtual stages need pipeline parallelism");
     if (f.zero && f.fsdp && *f.fsdp > 1 && *f.zero != 3) throw InputError(kRequest, "zero", "fsdp shards everything (ZeRO-3)");
     if (f.zero && f.fsdp && *f.fsdp == 1 && *f.zero == 3) throw InputError(kRequest, "zero", "ZeRO-3 is fsdp: give fsdp above 1 or leave it free");

@@ -58,6 +58,9 @@ inline constexpr std::array<DegreeField, 6> kDegreeFields = {{
     {"fsdp", &Degrees::fsdp, &GivenDegrees::fsdp, "parameter-sharding degree (ZeRO-3)"},
 }};
 
+// The MoE token dispatchers a plan may ask for and a stack may offer.
+[[nodiscard]] inline bool known_moe_dispatcher(const std::string& name) { return name == "alltoall" || name == "deepep"; }
+
 struct Plan : Degrees {
     std::int64_t etp = 0;  // tensor parallelism inside experts: 0 means as tp, 1 means experts whole
     // Expert ranks as Megatron-Core carves them (and run records define them): ep takes the

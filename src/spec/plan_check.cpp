@@ -1,6 +1,5 @@
 #include "spec/plan_check.hpp"
 
-#include <algorithm>
 #include <cmath>
 
 namespace ridgeline {
@@ -55,6 +54,11 @@ std::int64_t data_parallel_degree(const Degrees& g, std::int64_t chips) {
     return chips % model_parallel == 0 ? chips / model_parallel : 0;
 }
 
+std::optional<PlanFault> model_fault(const ModelSpec& m, const Degrees& g, const PlanWorkload& w) {
+    if (const auto why = model_rejection(m, g, w)) return explain(*why, m, g, w);
+    return std::nullopt;
+}
+
 std::optional<PlanFault> structure_fault(const Plan& p, std::int64_t chips) {
     for (const DegreeField& f : kDegreeFields)
         if (const std::int64_t degree = p.*f.value; (degree < 1 && f.value != &Degrees::dp) || degree < 0 || degree > chips)
@@ -81,7 +85,7 @@ std::optional<PlanFault> structure_fault(const Plan& p, std::int64_t chips) {
         return PlanFault{"reshard_after_forward", "needs weights sharded over fsdp to gather again, and fsdp is 1"};
     if (p.etp != 0 && p.etp != 1 && p.etp != p.tp)
         return PlanFault{"etp", "expert tensor parallelism must be 1 or equal to tp (" + text(p.tp) + ")"};
-    if (p.moe_dispatcher != "alltoall" && p.moe_dispatcher != "deepep")
+    if (!known_moe_dispatcher(p.moe_dispatcher))
         return PlanFault{"moe_dispatcher", "expected alltoall or deepep, found \"" + p.moe_dispatcher + "\""};
     // Quantising before the dispatch is what fp8 expert GEMMs do anyway; DeepEP alone sends fp8.
     if (p.fp8_dispatch && (p.ep < 2 || p.precision != Dtype::fp8 || p.moe_dispatcher != "deepep"))
@@ -95,8 +99,7 @@ std::optional<PlanFault> structure_fault(const Plan& p, std::int64_t chips) {
 
 std::optional<PlanFault> plan_fault(const ModelSpec& m, const Plan& p, std::int64_t chips, const PlanWorkload& w) {
     if (auto fault = structure_fault(p, chips)) return fault;
-    if (const auto why = model_rejection(m, p, w)) return explain(*why, m, p, w);
-    return std::nullopt;
+    return model_fault(m, p, w);
 }
 
 }  // namespace ridgeline

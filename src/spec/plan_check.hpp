@@ -45,6 +45,8 @@ struct PlanWorkload {
 [[nodiscard]] std::optional<Rejection> model_rejection(const ModelSpec& model, const Degrees& degrees, const PlanWorkload& workload);
 // The field and sentence of a rejection model_rejection gave.
 [[nodiscard]] PlanFault explain(Rejection why, const ModelSpec& model, const Degrees& degrees, const PlanWorkload& workload);
+// Both at once: the first model rule broken, explained.
+[[nodiscard]] std::optional<PlanFault> model_fault(const ModelSpec& model, const Degrees& degrees, const PlanWorkload& workload);
 
 // dp as given, or what the chips leave over tp x pp x cp where they leave a whole number (else 0,
 // which structure_fault explains).

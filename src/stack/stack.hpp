@@ -6,10 +6,9 @@
 #include <string>
 #include <vector>
 
-namespace ridgeline {
+#include "spec/plan.hpp"  // known_moe_dispatcher
 
-// The MoE token dispatchers a stack may offer.
-[[nodiscard]] inline bool known_moe_dispatcher(const std::string& name) { return name == "alltoall" || name == "deepep"; }
+namespace ridgeline {
 
 struct Stack {
     std::string name;
