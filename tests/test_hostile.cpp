@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/clip.hpp"
 #include "core/error.hpp"
 #include "io/json_reader.hpp"
 #include "test_support.hpp"
@@ -39,7 +40,7 @@ std::string replace_file(std::string command, const std::string& path) {
 TEST_CASE("hostile inputs: every case is refused with exit 2 naming the file and field, quickly, changing nothing") {
     const auto folder = ridgeline::test::data_file("hostile");
     const nlohmann::json corpus = ridgeline::test::read_json(folder / "cases.json");
-    REQUIRE(corpus["cases"].size() >= 40);
+    REQUIRE(corpus["cases"].size() >= 250);  // issue 43: every reader and flag family
     for (const auto& c : corpus["cases"]) {
         const auto path = folder / c["file"].get<std::string>();
         CAPTURE(path.string());
@@ -214,4 +215,32 @@ TEST_CASE("a JSON file rewritten in place is parsed again, however little change
     }
     std::ofstream(path) << "{\"a\": ";
     CHECK_THROWS_AS((void)ridgeline::io::parse_json_file(path), ridgeline::InputError);
+}
+
+// Values echoed in errors: one helper clips each word or quoted value past 160 characters, keeping its
+// start and its length, and writes control characters as escapes so a value cannot forge a second line.
+TEST_CASE("hostile values: an error quotes at most 160 characters of a value and stays one line") {
+    using ridgeline::clip_error_line;
+    CHECK(clip_error_line("file.json: field 'mlp': expected \"gated\"") == "file.json: field 'mlp': expected \"gated\"");
+    const std::string huge(5000, 'g');
+    const std::string clipped = clip_error_line("found \"" + huge + "\" here");
+    CHECK(clipped.size() < 200);
+    CHECK(clipped.find("(5002 characters)\" here") != std::string::npos);  // the quotes count
+    CHECK(clip_error_line("a\nb\tc\x01") == "a\\nb\\tc\\x01");
+    // A clipped run never ends inside a UTF-8 character: 200 three-byte characters keep whole ones.
+    std::string wide;
+    for (int i = 0; i < 200; ++i) wide += "\xe2\x82\xac";  // the euro sign
+    const std::string kept = clip_error_line(wide);
+    CHECK(kept.substr(0, kept.find("...")).size() % 3 == 0);
+
+    // End to end: a model file whose mlp holds 5,000 characters and a newline.
+    nlohmann::json model = ridgeline::test::read_json(ridgeline::test::source_dir() / "models" / "llama3-8b.json");
+    model["mlp"] = huge + "\nerror: a forged second line";
+    const auto file = ridgeline::test::scratch_dir("long_values") / "model.json";
+    std::ofstream(file) << model.dump();
+    const auto result = ridgeline::test::run_ridgeline("model " + file.string());
+    CHECK(result.exit_code == 2);
+    CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+    CHECK(result.err.size() < 400);
+    CHECK(result.err.find("'mlp'") != std::string::npos);
 }

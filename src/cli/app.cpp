@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/numeric_flags.hpp"
+#include "core/clip.hpp"
 #include "core/error.hpp"
 #include "io/json_reader.hpp"
 
@@ -66,13 +67,13 @@ RunOutcome run_app(App& app, const std::vector<std::string>& args) {
         // One line, like every other input error; --help is one flag away.
         const bool unknown_command = !args.empty() && args.front()[0] != '-' && root.get_subcommands().empty();
         if (unknown_command)
-            return {2, "unknown command \"" + args.front() +
-                           "\" (commands: train, serve, search, validate, model, roofline, topology, collective, calibrate, fit, hardware, models)"};
-        return {2, e.what()};
+            return {2, clip_error_line("unknown command \"" + args.front() +
+                                       "\" (commands: train, serve, search, validate, model, roofline, topology, collective, calibrate, fit, hardware, models)")};
+        return {2, clip_error_line(e.what())};
     } catch (const InputError& e) {
-        return {2, error_line(e)};
+        return {2, clip_error_line(error_line(e))};
     } catch (const std::exception& e) {
-        return {1, e.what()};
+        return {1, clip_error_line(e.what())};
     }
     return {0, ""};
 }
