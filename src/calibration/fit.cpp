@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include <Eigen/Dense>
 
@@ -75,7 +77,9 @@ LinearFit fit_latency_bandwidth(const std::vector<double>& latency_units, const 
 }
 
 GemmFit fit_gemms(const std::vector<GemmSample>& gemms, double memory_s_per_byte) {
-    if (gemms.size() < 3) throw InputError("gemms", "", "at least three GEMM measurements are needed to fit the shape model");
+    std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> shapes;
+    for (const GemmSample& g : gemms) shapes.insert({g.m, g.k, g.n});
+    if (shapes.size() < 3) throw InputError("gemms", "", "GEMMs of at least three shapes are needed to fit the shape model");
     const std::size_t count = gemms.size();
     std::vector<double> ones(count, 1.0), work(count), times(count), memory_s(count);
     for (std::size_t i = 0; i < count; ++i) times[i] = gemms[i].time_s;
@@ -147,7 +151,8 @@ CalibrationFit fit_measurements(const Measurements& m, const std::string& origin
             bytes.push_back(2.0 * c.bytes);  // read once, written once
             times.push_back(c.time_s);
         }
-        if (times.size() < 2) throw InputError(origin, "copies", "at least two copy measurements are needed to fit the memory bandwidth");
+        if (std::set<double>(bytes.begin(), bytes.end()).size() < 2)
+            throw InputError(origin, "copies", "copies of at least two sizes are needed to fit a latency and the memory bandwidth");
         fit.copy = fit_latency_bandwidth(units, bytes, times, origin);
     }
     try {
@@ -165,7 +170,9 @@ CalibrationFit fit_measurements(const Measurements& m, const std::string& origin
         if (c.devices == devices && devices > 1) by_kind[c.kind].push_back(&c);
     std::vector<double> ring_latencies_s;
     for (const auto& [kind, samples] : by_kind) {
-        if (samples.size() < 2) continue;
+        std::set<double> sizes;
+        for (const CollectiveSample* c : samples) sizes.insert(c->bytes);
+        if (sizes.size() < 2) continue;  // one size: a latency and a rate cannot be told apart
         std::vector<double> units, streaming, cached, times;
         for (const CollectiveSample* c : samples) {
             const CollectiveTerms terms = collective_terms(kind, c->bytes, devices);

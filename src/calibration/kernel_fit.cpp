@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include "core/error.hpp"
 #include "engine/roofline.hpp"
@@ -174,6 +175,14 @@ void fit_gemms(const KernelMeasurements& m, ChipSpec& chip, const std::string& o
         if (!chip.supports(dtype))
             throw InputError(origin, "gemm", "GEMMs measured in " + std::string(dtype_name(dtype)) + " but " + chip.name +
                                                  " gives no peak for that dtype");
+    // Each dtype fits a share of peak and a row ramp: one row count cannot tell them apart.
+    for (Dtype dtype : dtypes) {
+        std::set<std::int64_t> rows;
+        for (const auto& g : m.gemms)
+            if (g.dtype == dtype) rows.insert(g.m);
+        if (rows.size() < 2)
+            throw InputError(origin, "gemm", std::string(dtype_name(dtype)) + " GEMMs measured at one row count (M): at least two are needed to fit its share of peak and its row ramp");
+    }
     KernelModel& k = *chip.kernels;
     // x: launch_s, hbm_fraction, then peak_fraction and half_rows per dtype.
     const auto apply = [&](const std::vector<double>& x) {
@@ -196,11 +205,19 @@ void fit_gemms(const KernelMeasurements& m, ChipSpec& chip, const std::string& o
     apply(minimise(loss, start));
 }
 
-void fit_attention(const KernelMeasurements& m, ChipSpec& chip) {
+void fit_attention(const KernelMeasurements& m, ChipSpec& chip, const std::string& origin) {
     std::vector<std::string> families;
     for (const auto& a : m.attention)
         if (std::find(families.begin(), families.end(), a.family) == families.end()) families.push_back(a.family);
     std::sort(families.begin(), families.end());
+    // Each pass fits a share of peak and a sequence ramp: one sequence length cannot tell them apart.
+    for (const std::string& family : families) {
+        std::set<std::int64_t> seqs;
+        for (const auto& a : m.attention)
+            if (a.family == family) seqs.insert(a.seq);
+        if (seqs.size() < 2)
+            throw InputError(origin, "attention", family + " measured at one sequence length: at least two are needed to fit its share of peak and its sequence ramp");
+    }
     auto& fitted = chip.kernels->attention;
     for (const std::string& family : families) {
         fitted.push_back({family, {0.5, 512.0}, {0.5, 512.0}});
@@ -290,7 +307,7 @@ KernelFit fit_kernels(const KernelMeasurements& m, const ChipSpec& datasheet, co
     chip.kernels = KernelModel{};
     chip.kernels->source = origin;
     if (!m.gemms.empty()) fit_gemms(m, chip, origin);
-    if (!m.attention.empty()) fit_attention(m, chip);
+    if (!m.attention.empty()) fit_attention(m, chip, origin);
     fit_memory_bound(m, chip, origin);
     KernelFit fit;
     fit.model = *chip.kernels;
