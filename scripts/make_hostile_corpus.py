@@ -247,9 +247,290 @@ def main():
          ["launch-shell-tp-from-environment.sh", "--tensor-model-parallel-size", "$TP_SIZE", "environment"],
          raw="#!/bin/bash\ntorchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size $TP_SIZE\n")
 
+    round_three()
+
     json.dump({"description": "hostile inputs: each must be refused with exit 2 naming the file (or flag) and the field",
                "cases": cases}, open(os.path.join(OUT, "cases.json"), "w"), indent=1)
     print(len(cases), "cases written to", os.path.relpath(OUT, ROOT))
+
+
+def round_three():
+    """Issue 43's third round: every reader and flag family gets its absurd, missing and mistyped cases."""
+    serve = "serve --model llama3-8b --hardware dgx-h100 --chips 1 --input-len 512 --output-len 128 "
+
+    # Engine files: the scheduler a load simulation runs.
+    engine = load("engines", "vllm.json")
+    for name, edits, field in [
+        ("engine-max-seqs-zero.json", [("scheduler.max_seqs.value", 0)], "scheduler.max_seqs"),
+        ("engine-max-seqs-huge.json", [("scheduler.max_seqs.value", 1e12)], "scheduler.max_seqs"),
+        ("engine-max-seqs-fraction.json", [("scheduler.max_seqs.value", 7.5)], "scheduler.max_seqs"),
+        ("engine-token-budget-negative.json", [("scheduler.max_batched_tokens.value", -8192)], "scheduler.max_batched_tokens"),
+        ("engine-chunk-zero.json", [("scheduler.prefill_chunk_tokens.value", 0)], "scheduler.prefill_chunk_tokens"),
+        ("engine-block-zero.json", [("scheduler.kv_block_tokens.value", 0)], "scheduler.kv_block_tokens"),
+        ("engine-block-huge.json", [("scheduler.kv_block_tokens.value", 1e9)], "scheduler.kv_block_tokens"),
+        ("engine-memory-fraction-zero.json", [("scheduler.kv_memory_fraction.value", 0)], "scheduler.kv_memory_fraction"),
+        ("engine-memory-fraction-above-one.json", [("scheduler.kv_memory_fraction.value", 1.5)], "scheduler.kv_memory_fraction"),
+        ("engine-memory-basis-disk.json", [("scheduler.kv_memory_basis.value", "disk")], "scheduler.kv_memory_basis"),
+        ("engine-admission-lottery.json", [("scheduler.kv_admission.value", "lottery")], "scheduler.kv_admission"),
+        ("engine-chunked-prefill-text.json", [("scheduler.chunked_prefill.value", "yes")], "scheduler.chunked_prefill"),
+        ("engine-knob-no-source.json", [("scheduler.max_seqs.source", DELETE)], "scheduler.max_seqs"),
+        ("engine-knob-missing.json", [("scheduler.kv_block_tokens", DELETE)], "scheduler.kv_block_tokens"),
+        ("engine-schema-wrong.json", [("schema", "ridgeline.engine/9")], "schema"),
+        ("engine-scheduler-list.json", [("scheduler", [1, 2])], "scheduler"),
+    ]:
+        case(name, engine, edits, serve + "--concurrency 4 --requests 20 --engine {file}", [name, field])
+
+    # Traces: JSON Lines of requests, ours or Mooncake's.
+    trace_run = serve + "--trace {file} --requests 10"
+    good = '{"timestamp": 0, "input_length": 600, "output_length": 50}\n'
+    for name, raw, needles in [
+        ("trace-unsorted.jsonl", good + '{"timestamp": 5000, "input_length": 10, "output_length": 5}\n'
+                                   '{"timestamp": 10, "input_length": 10, "output_length": 5}\n', [".jsonl:3:", "timestamp"]),
+        ("trace-negative-time.jsonl", '{"timestamp": -5, "input_length": 10, "output_length": 5}\n', [".jsonl:1:", "timestamp"]),
+        ("trace-zero-input.jsonl", good + '{"timestamp": 1, "input_length": 0, "output_length": 5}\n', [".jsonl:2:", "input_length"]),
+        ("trace-fractional-output.jsonl", '{"timestamp": 1, "input_length": 10, "output_length": 5.5}\n', [".jsonl:1:", "output_length"]),
+        ("trace-missing-output.jsonl", '{"timestamp": 1, "input_length": 10}\n', [".jsonl:1:", "output_length"]),
+        ("trace-not-json.jsonl", good + "timestamp=1 input=10 output=5\n", [".jsonl:2:"]),
+        ("trace-truncated.jsonl", good + '{"timestamp": 1, "input_len', [".jsonl:2:"]),
+        ("trace-longer-than-context.jsonl", '{"timestamp": 0, "input_length": 100000000, "output_length": 5}\n', [".jsonl:1:", "KV cache"]),
+        ("trace-time-huge.jsonl", '{"timestamp": 1e300, "input_length": 10, "output_length": 5}\n', [".jsonl:1:", "timestamp"]),
+        ("trace-length-text.jsonl", '{"timestamp": 0, "input_length": "ten", "output_length": 5}\n', [".jsonl:1:", "input_length"]),
+        ("trace-array-line.jsonl", "[0, 10, 5]\n", [".jsonl:1:"]),
+        ("trace-binary.jsonl", "\x00\x01\x02\xff\xfe\n", [".jsonl:1:"]),
+    ]:
+        case(name, None, [], trace_run, [name] + needles, raw=raw)
+
+    # Hugging Face configs: what `model` reads from a model's config.json.
+    llama = load("tests", "data", "hf", "llama-config.json")
+    mixtral = load("tests", "data", "hf", "mixtral-config.json")
+    dsv3 = load("tests", "data", "hf", "deepseek_v3-config.json")
+    oss = load("tests", "data", "hf", "gpt_oss-config.json")
+    for name, base, edits, field in [
+        ("hf-layers-zero.json", llama, [("num_hidden_layers", 0)], "num_hidden_layers"),
+        ("hf-layers-huge.json", llama, [("num_hidden_layers", 1e9)], "num_hidden_layers"),
+        ("hf-layers-fraction.json", llama, [("num_hidden_layers", 31.5)], "num_hidden_layers"),
+        ("hf-heads-do-not-divide.json", llama, [("num_attention_heads", 30)], "num_attention_heads"),
+        ("hf-kv-heads-above-heads.json", llama, [("num_key_value_heads", 64)], "num_key_value_heads"),
+        ("hf-kv-heads-do-not-divide.json", llama, [("num_key_value_heads", 5)], "num_key_value_heads"),
+        ("hf-vocab-zero.json", llama, [("vocab_size", 0)], "vocab_size"),
+        ("hf-vocab-huge.json", llama, [("vocab_size", 1e12)], "vocab_size"),
+        ("hf-ffn-negative.json", llama, [("intermediate_size", -14336)], "intermediate_size"),
+        ("hf-hidden-text.json", llama, [("hidden_size", "4096")], "hidden_size"),
+        ("hf-no-model-type.json", llama, [("model_type", DELETE)], "model_type"),
+        ("hf-context-zero.json", llama, [("max_position_embeddings", 0)], "max_position_embeddings"),
+        ("hf-experts-zero.json", mixtral, [("num_local_experts", 0)], "num_local_experts"),
+        ("hf-top-k-above-experts.json", mixtral, [("num_experts_per_tok", 16)], "num_experts_per_tok"),
+        ("hf-mla-rank-zero.json", dsv3, [("kv_lora_rank", 0)], "kv_lora_rank"),
+        ("hf-routed-experts-negative.json", dsv3, [("n_routed_experts", -256)], "n_routed_experts"),
+        ("hf-dense-layers-above-layers.json", dsv3, [("first_k_dense_replace", 100)], "first_k_dense_replace"),
+        ("hf-expert-ffn-zero.json", dsv3, [("moe_intermediate_size", 0)], "moe_intermediate_size"),
+        ("hf-window-negative.json", oss, [("sliding_window", -128)], "sliding_window"),
+        ("hf-head-dim-zero.json", oss, [("head_dim", 0)], "head_dim"),
+    ]:
+        case(name, base, edits, "model {file}", [name, field])
+
+    # Model files: ridgeline.model-spec/1.
+    model = load("models", "llama3-8b.json")
+    moe = load("models", "mixtral-8x7b.json")
+    deepseek = load("models", "deepseek-v3.json")
+    for name, base, edits, field in [
+        ("model-heads-zero.json", model, [("n_heads", 0)], "n_heads"),
+        ("model-head-dim-zero.json", model, [("head_dim", 0)], "head_dim"),
+        ("model-head-dim-huge.json", model, [("head_dim", 1000000)], "head_dim"),
+        ("model-ffn-zero.json", model, [("d_ff", 0)], "d_ff"),
+        ("model-ffn-huge.json", model, [("d_ff", 1e12)], "d_ff"),
+        ("model-vocab-huge.json", model, [("vocab_size", 1e12)], "vocab_size"),
+        ("model-mlp-triple.json", model, [("mlp", "triple")], "mlp"),
+        ("model-tied-maybe.json", model, [("tied_embeddings", "maybe")], "tied_embeddings"),
+        ("model-layers-fraction.json", model, [("n_layers", 32.5)], "n_layers"),
+        ("model-name-missing.json", model, [("name", DELETE)], "name"),
+        ("model-schema-wrong.json", model, [("schema", "ridgeline.model-spec/7")], "schema"),
+        ("model-experts-zero.json", moe, [("moe.n_experts", 0)], "moe.n_experts"),
+        ("model-top-k-zero.json", moe, [("moe.top_k", 0)], "moe.top_k"),
+        ("model-expert-ffn-negative.json", moe, [("moe.d_ff_expert", -14336)], "moe.d_ff_expert"),
+        ("model-shared-experts-negative.json", deepseek, [("moe.n_shared_experts", -1)], "moe.n_shared_experts"),
+        ("model-dense-layers-above-layers.json", deepseek, [("moe.first_dense_layers", 70)], "moe.first_dense_layers"),
+        ("model-mla-rank-zero.json", deepseek, [("mla.kv_lora_rank", 0)], "mla.kv_lora_rank"),
+        ("model-mtp-huge.json", deepseek, [("mtp_depth", 1000000)], "mtp_depth"),
+        ("model-groups-zero.json", deepseek, [("moe.routing_groups", 0)], "moe.routing_groups"),
+    ]:
+        case(name, base, edits, "model {file}", [name, field])
+
+    # Run records: every field a measurement is read from.
+    runs = load("tests", "data", "runs", "published-runs-dev.json")
+    record = next(r for r in runs["records"] if r["hardware"]["accelerator"] == "h100-sxm" and r["model"]["moe"] is None)
+    moe_record = next(r for r in runs["records"] if r["model"]["moe"] is not None)
+    serve_record = load("tests", "data", "runs", "published-serve-records.json")["records"][1]
+    one = lambda r: {"schema": runs["schema"], "records": [r]}
+    for name, base, edits, field in [
+        ("run-global-batch-zero.json", record, [("workload.global_batch_seqs", 0)], "global_batch_seqs"),
+        ("run-global-batch-huge.json", record, [("workload.global_batch_seqs", 1e15)], "global_batch_seqs"),
+        ("run-micro-batch-zero.json", record, [("workload.micro_batch_seqs", 0)], "micro_batch_seqs"),
+        ("run-count-zero.json", record, [("hardware.count", 0)], "hardware.count"),
+        ("run-count-huge.json", record, [("hardware.count", 1e9)], "hardware.count"),
+        ("run-accelerator-path.json", record, [("hardware.accelerator", "../../etc/passwd")], "accelerator"),
+        ("run-precision-fp7.json", record, [("precision", "fp7")], "precision"),
+        ("run-zero-stage-5.json", record, [("plan.zero", 5)], "zero"),
+        ("run-recompute-unknown.json", record, [("plan.recompute", "sometimes")], "recompute"),
+        ("run-tokens-negative.json", record, [("measured.tokens_per_s", {"value": -1000, "status": "stated"})], "tokens_per_s"),
+        ("run-tokens-zero.json", record, [("measured.tokens_per_s", {"value": 0, "status": "stated"})], "tokens_per_s"),
+        ("run-tokens-status-unknown.json", record, [("measured.tokens_per_s", {"value": 1000, "status": "guessed"})], "tokens_per_s"),
+        ("run-vpp-zero.json", record, [("plan.vpp", 0)], "vpp"),
+        ("run-ep-does-not-divide.json", moe_record, [("plan.ep", 3)], "ep"),
+        ("run-top-k-above-experts.json", moe_record, [("model.moe.top_k", 1000)], "top_k"),
+        ("run-kind-unknown.json", record, [("kind", "fly")], "kind"),
+        ("run-seq-huge.json", record, [("workload.seq_len", 1e12)], "seq_len"),
+        ("run-devices-per-node-zero.json", record, [("hardware.devices_per_node", 0)], "devices_per_node"),
+        ("run-scale-out-negative.json", record, [("hardware.scale_out_Bps_per_device", -1e9)], "scale_out_Bps_per_device"),
+        ("run-heads-zero.json", record, [("model.heads", 0)], "heads"),
+        ("run-vocab-zero.json", record, [("model.vocab", 0)], "vocab"),
+        ("run-ffn-negative.json", record, [("model.d_ff", -1)], "d_ff"),
+        ("run-source-missing.json", record, [("source", DELETE)], "source"),
+        ("run-id-missing.json", record, [("id", DELETE)], "id"),
+        ("run-serve-output-zero.json", serve_record, [("workload.output_len", 0)], "output_len"),
+    ]:
+        case(name, one(base), [("records.0." + k, v) for k, v in edits], "validate {file}", [name, field])
+    case("run-records-not-list.json", None, [], "validate {file}", ["run-records-not-list.json", "records"],
+         raw=json.dumps({"schema": runs["schema"], "records": {"a": 1}}))
+    case("run-duplicate-id.json", None, [], "validate {file}", ["run-duplicate-id.json", record["id"]],
+         raw=json.dumps({"schema": runs["schema"], "records": [record, record]}))
+
+    # Scenario files: a job in one file.
+    scenario = load("scenarios", "llama3-70b-tpu-v5p-512.json")
+    for name, edits, field in [
+        ("scenario-train-tokens-1e300.json", [("train_tokens.value", 1e300)], "train_tokens"),
+        ("scenario-mtp-huge.json", [("plan.mtp_depth", 1000000)], "plan.mtp_depth"),
+        ("scenario-chips-huge.json", [("chips", 1e12)], "chips"),
+        ("scenario-batch-negative.json", [("global_batch_tokens", -4194304)], "global_batch_tokens"),
+        ("scenario-seq-huge.json", [("seq_len", 1e12)], "seq_len"),
+        ("scenario-vpp-zero.json", [("plan.vpp", 0)], "vpp"),
+        ("scenario-micro-batch-zero.json", [("plan.micro_batch", 0)], "micro_batch"),
+        ("scenario-zero-stage-7.json", [("plan.zero", 7)], "zero"),
+        ("scenario-hardware-unknown.json", [("hardware", "tpu-v99")], "hardware"),
+        ("scenario-model-missing.json", [("model", DELETE)], "model"),
+        ("scenario-precision-fp7.json", [("plan.precision", "fp7")], "precision"),
+        ("scenario-unknown-key.json", [("plan.tensor_parallel", 8)], "plan.tensor_parallel"),
+        ("scenario-chips-text.json", [("chips", "512")], "chips"),
+    ]:
+        case(name, scenario, edits, "train --scenario {file}", [name, field])
+
+    # Launch files people keep: Megatron arguments, MaxText YAML overrides, torchtitan TOML.
+    train_from = "train --model llama3-8b --hardware dgx-h100 --chips 64 --from "
+    megatron = "#!/bin/bash\ntorchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 8 {arg}\n"
+    for name, arg, needles in [
+        ("launch-megatron-tp-fraction.sh", "--pipeline-model-parallel-size 4.5", ["--pipeline-model-parallel-size", "4.5"]),
+        ("launch-megatron-seq-huge.sh", "--seq-length 1000000000000", ["--seq-length"]),
+        ("launch-megatron-micro-batch-zero.sh", "--micro-batch-size 0", ["--micro-batch-size"]),
+        ("launch-megatron-layers-negative.sh", "--num-layers -1", ["--num-layers"]),
+        ("launch-megatron-tp-text.sh", "--context-parallel-size two", ["--context-parallel-size", "two"]),
+        ("launch-megatron-global-batch-huge.sh", "--global-batch-size 1e15", ["--global-batch-size"]),
+        ("launch-megatron-value-missing.sh", "--pipeline-model-parallel-size", ["--pipeline-model-parallel-size"]),
+    ]:
+        case(name, None, [], train_from + "megatron {file}", [name] + needles, raw=megatron.replace("{arg}", arg))
+    maxtext_from = "train --model llama3-8b --hardware tpu-v5p --chips 64 --from maxtext "
+    for name, raw, needles in [
+        ("launch-maxtext-batch-huge.yml", "per_device_batch_size: 1e12\n", ["per_device_batch_size"]),
+        ("launch-maxtext-tp-fraction.yml", "ici_tensor_parallelism: 4.5\n", ["ici_tensor_parallelism"]),
+        ("launch-maxtext-remat-unknown.yml", "remat_policy: everything_twice\n", ["remat_policy", "everything_twice"]),
+        ("launch-maxtext-length-negative.yml", "max_target_length: -1\n", ["max_target_length"]),
+        ("launch-maxtext-bad-yaml.yml", "ici_fsdp_parallelism: [64\n", ["launch-maxtext-bad-yaml.yml"]),
+        ("launch-maxtext-tp-text.yml", "ici_tensor_parallelism: eight\n", ["ici_tensor_parallelism", "eight"]),
+        ("launch-maxtext-list-value.yml", "per_device_batch_size:\n  - 1\n  - 2\n", ["per_device_batch_size"]),
+    ]:
+        case(name, None, [], maxtext_from + "{file}", [name] + needles, raw=raw)
+    for name, raw, needles in [
+        ("launch-torchtitan-tp-zero.toml", "[parallelism]\ntensor_parallel_degree = 0\n", ["tensor_parallel_degree"]),
+        ("launch-torchtitan-seq-huge.toml", "[training]\nseq_len = 1000000000000\n", ["seq_len"]),
+        ("launch-torchtitan-batch-negative.toml", "[training]\nlocal_batch_size = -1\n", ["local_batch_size"]),
+        ("launch-torchtitan-bad-syntax.toml", "[parallelism\ntensor_parallel_degree = 8\n", ["launch-torchtitan-bad-syntax.toml", "line 1"]),
+        ("launch-torchtitan-tp-text.toml", "[parallelism]\ntensor_parallel_degree = \"eight\"\n", ["tensor_parallel_degree"]),
+        ("launch-torchtitan-tp-fraction.toml", "[parallelism]\ntensor_parallel_degree = 2.5\n", ["tensor_parallel_degree"]),
+        ("launch-torchtitan-duplicate-key.toml", "[parallelism]\ntensor_parallel_degree = 8\ntensor_parallel_degree = 4\n",
+         ["tensor_parallel_degree"]),
+    ]:
+        case(name, None, [], train_from + "torchtitan {file}", [name] + needles, raw=raw)
+
+    # Stack files: how a software stack runs.
+    stack = load("stacks", "pytorch-eager.json")
+    train_with = "train --model llama3-8b --hardware dgx-h100 --chips 8 --stack {file}"
+    for name, edits, field in [
+                ("stack-step-overhead-negative.json", [("fitted.per_step_overhead_s", -0.1)], "fitted.per_step_overhead_s"),
+        ("stack-step-overhead-hour.json", [("fitted.per_step_overhead_s", 3600)], "fitted.per_step_overhead_s"),
+        ("stack-rank-cv-5.json", [("fitted.rank_time_cv", 5)], "fitted.rank_time_cv"),
+        ("stack-name-missing.json", [("name", DELETE)], "name"),
+        ("stack-cross-entropy-text.json", [("fp32_cross_entropy", "sometimes")], "fp32_cross_entropy"),
+    ]:
+        case(name, stack, edits, train_with, [name, field])
+    # A kernel no chip has measured: the chip's kernel table is what lacks it, so that file is named.
+    case("stack-attention-unknown.json", stack, [("attention", "psychic-attention")], train_with,
+         ["kernels.attention.psychic-attention", "no measurements"])
+
+    # Topologies and systems.
+    topo = load("hardware", "topologies", "hypercube-16.json")
+    topo_run = "train --model llama3-8b --topology {file}"
+    for name, edits, field in [
+        ("topology-no-levels.json", [("levels", [])], "levels"),
+        ("topology-chips-zero.json", [("levels.0.chips", 0)], "chips"),
+        ("topology-latency-negative.json", [("levels.0.hop_latency_s.value", -1e-6)], "hop_latency_s"),
+        ("topology-self-link.json", [("levels.0.links.0", [3, 3])], "links[0]"),
+    ]:
+        case(name, topo, edits, topo_run, [name, field])
+    system = load("hardware", "systems", "dgx-h100.json")
+    for name, edits, field in [
+        ("system-chip-unknown.json", [("chip", "h999")], "chip"),
+        ("system-domain-zero.json", [("scale_up.domain_size", 0)], "domain_size"),
+    ]:
+        case(name, system, edits, "train --model llama3-8b --hardware {file} --chips 8", [name, field])
+    # More of the files people hand-edit: chips, systems, policies, strategies, serving records, measurements.
+    chip = load("hardware", "chips", "h100-sxm.json")
+    roof = "roofline --hardware {file} --matmul 64,4096,4096"
+    for name, edits, field in [
+        ("chip-name-missing.json", [("name", DELETE)], "name"),
+        ("chip-kind-fpga.json", [("kind", "fpga")], "kind"),
+        ("chip-nvlink-links-zero.json", [("interconnect.nvlink.links_per_chip.value", 0)], "links_per_chip"),
+        ("chip-collective-fraction-2.json", [("interconnect.nvlink.collective_fraction.value", 2)], "collective_fraction"),
+        ("chip-hbm-bw-text.json", [("hbm_bw_Bps.value", "3.35 TB/s")], "hbm_bw_Bps"),
+        ("chip-value-without-source.json", [("hbm_bytes.source", DELETE)], "hbm_bytes"),
+    ]:
+        case(name, chip, edits, roof, [name, field])
+    system = load("hardware", "systems", "dgx-h100.json")
+    for name, edits, field in [
+        ("system-chips-per-host-zero.json", [("chips_per_host.value", 0)], "chips_per_host"),
+        ("system-oversubscription-negative.json", [("scale_out.oversubscription", -2)], "oversubscription"),
+        ("system-scale-up-kind-unknown.json", [("scale_up.kind", "carrier-pigeon")], "scale_up.kind"),
+    ]:
+        case(name, system, edits, "train --model llama3-8b --hardware {file} --chips 8", [name, field])
+    policy = load("recompute", "megatron-lean.json")
+    policy_run = "train --model llama3-8b --hardware dgx-h100 --chips 8 --recompute {file}"
+    case("recompute-search-text.json", policy, [("search", "yes")], policy_run, ["recompute-search-text.json", "search"])
+    case("recompute-schema-wrong.json", policy, [("schema", "ridgeline.recompute-policy/9")], policy_run, ["recompute-schema-wrong.json", "schema"])
+    strategy = load("strategies", "megatron-3d.json")
+    strategy_run = "train --model llama3-8b --hardware dgx-h100 --chips 8 --strategy {file}"
+    case("strategy-unknown-axis.json", strategy, [("weights.qkv.heads", ["galaxy"])], strategy_run, ["strategy-unknown-axis.json", "weights.qkv.heads"])
+    case("strategy-weights-list.json", strategy, [("weights", [1, 2])], strategy_run, ["strategy-weights-list.json", "weights"])
+    runs = load("tests", "data", "runs", "published-serve-records.json")
+    serve_record = runs["records"][1]
+    for name, edits, field in [
+        ("run-serve-input-zero.json", [("workload.input_len", 0)], "input_len"),
+        ("run-serve-concurrency-zero.json", [("workload.concurrency", 0)], "concurrency"),
+        ("run-serve-throughput-negative.json", [("measured.output_tokens_per_s.value", -623.4)], "output_tokens_per_s"),
+    ]:
+        case(name, {"schema": runs["schema"], "records": [serve_record]}, [("records.0." + k, v) for k, v in edits], "validate {file}", [name, field])
+    measured = load("tests", "data", "calibration", "small-measurements.json")
+    fit_chip = "fit {file} -o hostile-fit-never-written.json"
+    case("calibration-gemm-negative-time.json", measured, [("gemms.0.time_s", -1e-5)], fit_chip, ["calibration-gemm-negative-time.json", "gemms[0].time_s"])
+    case("calibration-collective-kind-unknown.json", measured, [("collectives.0.kind", "telepathy")], fit_chip,
+         ["calibration-collective-kind-unknown.json", "collectives[0].kind"])
+    kernels = load("tests", "data", "reference", "gpu-kernels-h100.json")
+    case("kernels-attention-seq-zero.json", kernels, [("attention.0.seq", 0)], "fit {file} --like h100-sxm -o hostile-fit-never-written.json",
+         ["kernels-attention-seq-zero.json", "attention[0].seq"])
+    # One shape cannot separate two fitted terms: refused on the measurements, before any fit.
+    one_rows = copy.deepcopy(kernels)
+    one_rows["gemm"] = [g for g in kernels["gemm"] if g["dtype"] != "bf16"] + [g for g in kernels["gemm"] if g["dtype"] == "bf16"][:1]
+    case("kernels-gemm-one-row-count.json", one_rows, [], "fit {file} --like h100-sxm -o hostile-fit-never-written.json",
+         ["kernels-gemm-one-row-count.json", "gemm", "one row count"])
+    case("calibration-copies-one-size.json", measured, [("copies", [measured["copies"][0]] * 3)], fit_chip,
+         ["calibration-copies-one-size.json", "copies", "two sizes"])
 
 
 if __name__ == "__main__":

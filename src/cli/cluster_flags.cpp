@@ -6,6 +6,7 @@
 #include "io/catalog_lookup.hpp"
 #include "io/quantity_text.hpp"
 #include "topology/topology_file.hpp"
+#include "model/plausible_sizes.hpp"
 
 namespace ridgeline::cli {
 
@@ -14,9 +15,9 @@ void add_cluster_flags(CLI::App& command, ClusterFlags& flags) {
     command.add_option("--topology", flags.topology,
                        "TPU slice shape such as 4x4x8, or a custom topology file (ridgeline.topology/1)");
     command.add_option("--nodes", flags.nodes, "scale-out domains: DGX nodes, NVL72 racks or TPU slices")
-        ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
+        ->check(CLI::Range(std::int64_t{1}, kMaxChips));
     command.add_option("--chips", flags.chips, "total chips (shaped automatically)")
-        ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
+        ->check(CLI::Range(std::int64_t{1}, kMaxChips));
     command.add_option("--mesh", flags.mesh, "named mesh axes, e.g. data=16,tensor=8 (default: the physical dimensions)");
     command.add_option("--placement", flags.placement, "mesh axes innermost first (default: most communication-hungry innermost)");
     command.add_option("--links", flags.links,

@@ -135,9 +135,9 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     c->add_option("--topology", f->topology, "a custom topology file (ridgeline.topology/1) instead of --hardware");
     c->add_option("--nodes", f->nodes, "scale-out domains (DGX nodes, TPU slices); default derived");
     c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, kMaxSequenceTokens));
-    c->add_option("--global-batch-tokens", f->global_batch_tokens, "tokens per optimizer step")->check(CLI::Range(1.0, 1e13));
+    c->add_option("--global-batch-tokens", f->global_batch_tokens, "tokens per optimizer step")->check(CLI::Range(1.0, kMaxBatchTokens));
     c->add_option("--global-batch-seqs", f->global_batch_seqs, "sequences per optimizer step")
-        ->check(CLI::Range(1.0, 1e12))
+        ->check(CLI::Range(1.0, kMaxBatchSequences))
         ->excludes("--global-batch-tokens");  // the same batch twice: which would win is a guess
     c->add_option("--objective", f->objective, "time, cost, mfu or goodput (the shortest wall-clock time with failures and checkpoints), across chip counts")->check(CLI::IsMember({"time", "cost", "mfu", "goodput"}))->capture_default_str();
     c->add_option("--top", f->top, "plans to show")->check(CLI::Range(std::size_t{1}, std::size_t{1000}))->capture_default_str();
@@ -192,7 +192,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         if (c->count("--from") > 0) {
             std::int64_t chips = 0;
             if (!f->chips.empty()) {
-                const auto counts = io::parse_count_range(f->chips, "--chips", 10'000'000, kMaxChipCounts);
+                const auto counts = io::parse_count_range(f->chips, "--chips", kMaxChips, kMaxChipCounts);
                 if (counts.size() != 1) throw InputError("--chips", "", "with --from give one chip count: the file fixes the plan's sizes");
                 chips = counts.front();
             }
@@ -239,7 +239,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         request.topology = custom;
         if (f->chips.empty() && launch && launch->chips > 0) request.chip_counts = {launch->chips};
         else if (f->chips.empty() && f->deadline_days <= 0) throw InputError("--chips", "", "required (or give --deadline-days with --train-tokens)");
-        if (!f->chips.empty()) request.chip_counts = io::parse_count_range(f->chips, "--chips", 10'000'000, kMaxChipCounts);
+        if (!f->chips.empty()) request.chip_counts = io::parse_count_range(f->chips, "--chips", kMaxChips, kMaxChipCounts);
         request.domains = f->nodes;
         if (c->count("--global-batch-seqs") > 0) request.global_batch_seqs = f->global_batch_seqs;
         else if (c->count("--global-batch-tokens") > 0) request.global_batch_tokens = f->global_batch_tokens;

@@ -47,13 +47,13 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--model", f->model, "model name, model file or HF config.json (required unless --scenario names it)");
     c->add_option("--hardware", f->hardware, "system or chip (required unless --scenario or --topology gives it)");
     c->add_option("--scenario", f->scenario, "a job file (ridgeline.scenario/1); flags given as well override its fields");
-    c->add_option("--chips", f->chips, "chips in the job")->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
+    c->add_option("--chips", f->chips, "chips in the job")->check(CLI::Range(std::int64_t{1}, kMaxChips));
     c->add_option("--topology", f->topology, "a custom topology file (ridgeline.topology/1): its chip and cluster replace --hardware");
     c->add_option("--nodes", f->nodes, "scale-out domains (DGX nodes, NVL72 racks, TPU slices); default derived");
     c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, kMaxSequenceTokens));
-    c->add_option("--global-batch-tokens", f->global_batch_tokens, "tokens per optimizer step")->check(CLI::Range(1.0, 1e13));
+    c->add_option("--global-batch-tokens", f->global_batch_tokens, "tokens per optimizer step")->check(CLI::Range(1.0, kMaxBatchTokens));
     c->add_option("--global-batch-seqs", f->global_batch_seqs, "sequences per optimizer step")
-        ->check(CLI::Range(1.0, 1e12))
+        ->check(CLI::Range(1.0, kMaxBatchSequences))
         ->excludes("--global-batch-tokens");  // the same batch twice: which would win is a guess
     for (const DegreeField& d : kDegreeFields) c->add_option("--" + std::string(d.key), f->plan.*d.value, d.help)->check(CLI::PositiveNumber);
     c->add_option("--etp", f->plan.etp, "tensor parallelism inside experts: 1, or tp (default)")->check(CLI::PositiveNumber);

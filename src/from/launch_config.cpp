@@ -12,6 +12,7 @@
 #include "from/read_torchtitan.hpp"
 #include "from/setting_reader.hpp"
 #include "stack/stack_file.hpp"
+#include "model/plausible_sizes.hpp"
 
 namespace ridgeline {
 
@@ -203,7 +204,7 @@ LaunchConfig megatron(const SettingReader& r, const ModelSpec& model, Int chips,
 }
 
 
-constexpr Int kMaxDevices = 10'000'000;
+constexpr Int kMaxDevices = kMaxChips;
 
 LaunchConfig maxtext(const SettingReader& r, Int layers, Int chips) {
     LaunchConfig c;
@@ -267,6 +268,7 @@ LaunchConfig maxtext(const SettingReader& r, Int layers, Int chips) {
         const double global = r.number("per_device_batch") * static_cast<double>(total);
         if (global < 1 || global != std::floor(global))
             r.fail("per_device_batch", r.s.at("per_device_batch") + " x " + std::to_string(total) + " devices is not a whole number of sequences");
+        if (global > kMaxBatchSequences) r.fail("per_device_batch", r.s.at("per_device_batch") + " x " + std::to_string(total) + " devices is past 1e12 sequences a step");
         c.global_batch_seqs = global;
     }
     // Micro-batches: the pipeline's, or gradient accumulation's without one.

@@ -154,9 +154,9 @@ LoadReport simulate_load(const ServingScenario& scenario, const SchedulerSpec& s
         while (auto r = source.next()) {
             ++request_index;
             if (r->input_tokens < 1 || r->output_tokens < 1)
-                throw InputError("request " + std::to_string(request_index), "input_tokens", "a request needs at least one prompt and one output token");
+                throw InputError(source.where(request_index), "input_tokens", "a request needs at least one prompt and one output token");
             if (blocks_for(r->input_tokens + r->output_tokens) > total_blocks)
-                throw InputError("request " + std::to_string(request_index), "input_tokens",
+                throw InputError(source.where(request_index), "input_tokens",
                                  std::to_string(r->input_tokens + r->output_tokens) + " tokens need more KV cache than a replica holds (" +
                                      std::to_string(total_blocks * scheduler.kv_block_tokens) + " tokens)");
             if ((request_index - 1) % replicas == 0) return r;

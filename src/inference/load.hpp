@@ -5,6 +5,7 @@
 // Pure: specs and a request source in, report out.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "inference/scheduler.hpp"
@@ -23,6 +24,8 @@ class RequestSource {
 public:
     virtual ~RequestSource() = default;
     virtual std::optional<Request> next() = 0;
+    // Where the last request came from, for an error about it (a trace names its file and line).
+    [[nodiscard]] virtual std::string where(std::int64_t index) const { return "request " + std::to_string(index); }
 };
 
 // `count` requests of fixed lengths, arriving as a Poisson process at `rate_per_s` (0: all at once,

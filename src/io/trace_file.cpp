@@ -12,6 +12,7 @@ namespace ridgeline::io {
 namespace {
 
 constexpr std::size_t kMaxLineBytes = 1 << 20;  // a Mooncake line with its block hashes is a few KB
+constexpr double kMaxArrivalS = 366 * 86400.0;   // a serving trace covers hours or days, never years
 
 }  // namespace
 
@@ -53,6 +54,7 @@ std::optional<Request> TraceFile::next() {
         };
         Request r;
         r.arrival_s = number(arrival_key) * (mooncake ? 1e-3 : 1.0);
+        if (r.arrival_s > kMaxArrivalS) throw InputError(where, arrival_key, "arrives more than a year after the trace starts");
         r.input_tokens = length(input_key);
         r.output_tokens = length(output_key);
         if (r.arrival_s < last_arrival_s_)

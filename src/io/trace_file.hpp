@@ -21,6 +21,7 @@ public:
     // not UTF-8, a missing or non-positive length, an arrival before the previous one, a request longer
     // than the model's context.
     std::optional<Request> next() override;
+    [[nodiscard]] std::string where(std::int64_t) const override { return path_.string() + ":" + std::to_string(line_); }
 
 private:
     std::filesystem::path path_;

@@ -92,7 +92,7 @@ void read_architecture(Config& c, const Family& family, ModelSpec& model, Notes&
     model.mlp = MlpKind::gated;  // every supported family has a gated (GLU) MLP
     model.norm = NormKind::rmsnorm;
     model.tied_embeddings = c.flag("tie_word_embeddings", family.tied_default);
-    model.context_length = c.count("max_position_embeddings", 0);
+    model.context_length = c.present("max_position_embeddings") ? c.positive("max_position_embeddings") : 0;
 
     // Biases. attention_bias puts them on q, k and v (and, in Llama-style code, on o: d_model more
     // per layer, not counted); gpt-oss has them on every attention and expert projection.

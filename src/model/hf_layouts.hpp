@@ -69,6 +69,8 @@ inline void read_moe(Config& c, const Family& family, ModelSpec& model, ModelFie
     };
     // transformers' default differs by family (DeepSeek-V2: 0, V3: 3, GLM-4.5: 1), so it must be given.
     if (deepseek_like) first_dense = given("first_k_dense_replace") ? c.count("first_k_dense_replace", 0) : c.positive("first_k_dense_replace");
+    if (first_dense >= n)
+        c.fail("first_k_dense_replace", std::to_string(first_dense) + " leading dense layers leave no MoE layer of " + std::to_string(n));
     if (layout == MoeLayout::deepseek && given("moe_layer_freq")) frequency = c.positive("moe_layer_freq");  // i % freq == 0
     if (layout == MoeLayout::qwen) {
         if (given("decoder_sparse_step")) sparse_step = c.positive("decoder_sparse_step");  // (i + 1) % step == 0

@@ -15,5 +15,8 @@ inline constexpr std::int64_t kMaxHeads = 100'000;         // heads, and a head'
 inline constexpr std::int64_t kMaxExperts = 100'000;
 inline constexpr std::int64_t kMaxMtpDepth = 16;
 inline constexpr double kMaxSequenceTokens = 1e8;          // a sequence, a prompt or an output
+inline constexpr double kMaxBatchSequences = 1e12;         // sequences in one optimizer step
+inline constexpr double kMaxBatchTokens = 1e13;            // tokens in one optimizer step
+inline constexpr std::int64_t kMaxChips = 10'000'000;      // chips in a job, a range or a topology
 
 }  // namespace ridgeline

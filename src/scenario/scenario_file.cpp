@@ -41,9 +41,19 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
     ScenarioFile file;
     TrainingSetup& s = file.setup;
     (void)root.optional_string("description");
-    s.model = resolve_model(beside(path, root.string("model")), data_dir);
-    s.hardware = resolve_hardware(beside(path, root.string("hardware")), data_dir);
+    // An unknown name is this file's field; a broken file it names is that file's own error.
+    const auto named = [&](const char* field, auto resolve) {
+        try {
+            return resolve(beside(path, root.string(field)), data_dir);
+        } catch (const InputError& e) {
+            if (e.origin() != kRequest) throw;
+            root.fail(field, e.detail());
+        }
+    };
+    s.model = named("model", resolve_model);
+    s.hardware = named("hardware", resolve_hardware);
     s.chips = root.positive_int("chips");
+    if (s.chips > kMaxChips) root.fail("chips", "at most 1e7 chips (as --chips)");
     s.domains = root.optional_positive_int("nodes").value_or(0);
     if (const auto stack = root.optional_string("stack")) {
         try {

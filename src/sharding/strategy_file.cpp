@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "io/json_reader.hpp"
+#include "mesh/plan_axes.hpp"
 
 namespace ridgeline {
 
@@ -22,7 +23,11 @@ AxisList axis_list(const nlohmann::json& value, io::JsonObject& parent, const st
     AxisList axes;
     for (const auto& item : value) {
         if (!item.is_string() || item.get<std::string>().empty()) parent.fail(key, "expected mesh axis names");
-        axes.push_back(item.get<std::string>());
+        const std::string name = item.get<std::string>();
+        // An axis no plan has would split nothing: a typo, not a choice.
+        if (std::find(kPlanAxisNames.begin(), kPlanAxisNames.end(), name) == kPlanAxisNames.end())
+            parent.fail(key, "unknown mesh axis \"" + name + "\"; the plan's axes are data, fsdp, expert, tensor, context and pipeline");
+        axes.push_back(name);
     }
     return axes;
 }

@@ -69,6 +69,8 @@ Stack load_stack_file(const std::filesystem::path& path) {
         stack.fitted_from = pooled == "family" ? "family" : "pooled";
     }
     stack.per_step_overhead_s = fitted.non_negative_number("per_step_overhead_s");
+    // Published stacks lose well under a second a step to the host; a minute is a unit slip.
+    if (stack.per_step_overhead_s > 60) fitted.fail("per_step_overhead_s", "expected at most 60 s a step");
     stack.layer_overhead_fraction = fitted.non_negative_number("layer_overhead_fraction");
     if (stack.layer_overhead_fraction > 1.0) fitted.fail("layer_overhead_fraction", "expected at most 1 (a layer's compute again)");
     stack.rank_time_cv = fitted.non_negative_number("rank_time_cv");

@@ -5,6 +5,7 @@
 #include "io/json_reader.hpp"
 #include "topology/graph.hpp"
 #include "topology/graph_routing.hpp"
+#include "model/plausible_sizes.hpp"
 
 namespace ridgeline {
 
@@ -118,7 +119,7 @@ CustomTopology load_topology_file(const std::filesystem::path& path, const std::
         }
         level.finish();
         chips_per_member *= level_chips;
-        if (chips_per_member > 10'000'000) level.fail("kind", "more than 10 million chips");
+        if (chips_per_member > kMaxChips) level.fail("kind", "more than 10 million chips");
     }
     root.finish();
     return topology;

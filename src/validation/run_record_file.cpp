@@ -173,6 +173,9 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
     {
         Fields h = f.object("hardware");
         r.accelerator = h.text("accelerator");
+        // Ids are lowercase-hyphen words (RUN-RECORD.md): never a path to follow.
+        if (r.accelerator.empty() || r.accelerator.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
+            h.fail("accelerator", "not an accelerator id (lowercase letters, digits and hyphens)");
         r.count = h.count("count");
         r.devices_per_node = h.count_or_null("devices_per_node");
         r.nvlink_domain = h.count_or_null("nvlink_domain");
