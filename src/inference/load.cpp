@@ -127,12 +127,17 @@ LoadReport simulate_load(const ServingScenario& scenario, const SchedulerSpec& s
                                                      std::to_string(replicas) + " replicas");
     StepPricer pricer(scenario);
 
-    // The cache: what the engine's memory fraction leaves after the weights and a prompt's working set.
+    // The cache: what the engine's memory fraction leaves after the weights and the working set of the
+    // pass it profiles at start-up, a forward of its whole token budget (vLLM's profile_run, SGLang's
+    // and TensorRT-LLM's max_num_tokens reservation).
     ServingScenario one = scenario;
     one.batch_seqs = d(replicas);
     const ServingReport fixed = simulate_serving(one);
     const double kv_bytes_per_token = fixed.memory.kv_cache_bytes / (scenario.input_len + scenario.output_len);
-    const double taken = fixed.memory.weights_bytes + fixed.memory.activations_bytes;
+    ServingScenario profiled = one;
+    profiled.input_len = d(scheduler.max_batched_tokens);
+    profiled.output_len = 1;
+    const double taken = fixed.memory.weights_bytes + simulate_serving(profiled).memory.activations_bytes;
     const double kv_room = scheduler.kv_memory_basis == KvMemoryBasis::hbm ? scheduler.kv_memory_fraction * fixed.hbm_bytes - taken
                                                                             : scheduler.kv_memory_fraction * (fixed.hbm_bytes - taken);
     const auto total_blocks = static_cast<std::int64_t>(std::floor(kv_room / (kv_bytes_per_token * d(scheduler.kv_block_tokens))));
