@@ -38,19 +38,19 @@ public:
 
 private:
     void add_layer(LayerCost& c, const LayerWork& work, bool decode, double len, double fraction) const;
-    void matmul(LayerCost& c, const Gemm& gemm) const;
+    void matmul(LayerCost& c, const Gemm& gemm, Dtype stored) const;
     void collective(LayerCost& c, const DerivedCollective& collective, double fraction) const;
 
     const ServingScenario& s_;
     AxisSizes axes_;
 };
 
-void ChipModel::matmul(LayerCost& c, const Gemm& gemm) const {
+void ChipModel::matmul(LayerCost& c, const Gemm& gemm, Dtype stored) const {
     if (gemm.rows <= 0 || gemm.instances <= 0) return;
     // The chip's GEMM efficiency, tiles included: a decode GEMM of a few rows still runs whole tiles, so
     // its compute side approaches the weight streaming well below the ideal roofline's critical batch.
-    const RooflineTime t = gemm_time(s_.chip, gemm, {kActivations, s_.plan.weights, s_.plan.arithmetic()});
-    const double weights = gemm.weight_elements * bytes_per_element(s_.plan.weights);
+    const RooflineTime t = gemm_time(s_.chip, gemm, {kActivations, stored, s_.plan.arithmetic_for(stored)});
+    const double weights = gemm.weight_elements * bytes_per_element(stored);
     c.matmul_flops += t.flops;
     c.weight_bytes += weights;
     c.activation_bytes += t.bytes - weights;
@@ -79,7 +79,8 @@ void ChipModel::collective(LayerCost& c, const DerivedCollective& d, double frac
 // core reading (decode) or writing (prefill) the KV cache, the forward pass's collectives.
 void ChipModel::add_layer(LayerCost& c, const LayerWork& work, bool decode, double len, double fraction) const {
     for (const DerivedMatmul& m : work.matmuls)
-        matmul(c, {m.rows, m.contract, m.cols, m.instances * fraction, m.weight_elements * fraction});
+        matmul(c, {m.rows, m.contract, m.cols, m.instances * fraction, m.weight_elements * fraction},
+               is_attention_projection(m.name) ? s_.plan.attention_weight_dtype() : s_.plan.weights);
     for (const DerivedCollective& d : work.collectives)
         if (d.phase == CommPhase::forward) collective(c, d, fraction);
 
@@ -123,7 +124,7 @@ PhaseCost ChipModel::phase(bool decode, double seqs, double len, double queries)
     // Logits: every decode token, only the last token of each prompt.
     LayerCost logits;
     const DerivedMatmul out = derive_output_work(m, s_.strategy, axes_, decode ? seqs * queries : seqs).logits;
-    matmul(logits, {out.rows, out.contract, out.cols, out.instances, out.weight_elements});
+    matmul(logits, {out.rows, out.contract, out.cols, out.instances, out.weight_elements}, s_.plan.weights);
     p.output_layer_s = logits.matmul_s;
     std::string pipeline_level;
     if (s_.plan.pp > 1) {
@@ -162,10 +163,10 @@ PhaseCost ChipModel::phase(bool decode, double seqs, double len, double queries)
 double ChipModel::draft_s(double seqs, double len) const {
     const double D = d(s_.model.d_model), tp = d(s_.plan.tp);
     LayerCost projection;
-    matmul(projection, {seqs, 2.0 * D, D / tp, 1.0, 2.0 * D * D / tp});
+    matmul(projection, {seqs, 2.0 * D, D / tp, 1.0, 2.0 * D * D / tp}, s_.plan.weights);
     LayerCost logits;
     const DerivedMatmul out = derive_output_work(s_.model, s_.strategy, axes_, seqs).logits;
-    matmul(logits, {out.rows, out.contract, out.cols, out.instances, out.weight_elements});
+    matmul(logits, {out.rows, out.contract, out.cols, out.instances, out.weight_elements}, s_.plan.weights);
     // The module's block is a layer of the model (an MoE block where the model has them).
     return projection.matmul_s + layer(true, seqs, len).time_s() + logits.matmul_s;
 }
@@ -193,6 +194,9 @@ void check_serving_plan(const ModelSpec& m, const ChipSpec& chip, const Plan& pl
                                          text(plan.dp));
     if (!chip.supports(plan.arithmetic()))
         throw InputError(kRequest, "weights_dtype", chip.name + " has no " + std::string(dtype_name(plan.weights)) + " arithmetic");
+    if (!chip.supports(plan.arithmetic_for(plan.attention_weight_dtype())))
+        throw InputError(kRequest, "attention_weights_dtype",
+                         chip.name + " has no " + std::string(dtype_name(plan.attention_weight_dtype())) + " arithmetic");
     if (plan.kv_cache == Dtype::fp8 && !chip.supports(Dtype::fp8))
         throw InputError(kRequest, "kv_dtype", chip.name + " has no fp8 arithmetic for an fp8 KV cache");
 }
@@ -245,7 +249,9 @@ ServingReport simulate_serving(const ServingScenario& s) {
     // Memory per chip.
     const double routed = routed_expert_params(m);
     const double shared = count_params(m).total - routed;
-    r.memory.weights_bytes = (shared / (tp * pp) + routed / (tp * pp * ep)) * bytes_per_element(s.plan.weights);
+    const double attention = count_params(m).attention_per_layer * d(m.n_layers);
+    r.memory.weights_bytes = ((shared - attention) / (tp * pp) + routed / (tp * pp * ep)) * bytes_per_element(s.plan.weights) +
+                             attention / (tp * pp) * bytes_per_element(s.plan.attention_weight_dtype());
     // Drafting, the last stage also holds the prediction modules and their blocks' KV caches.
     const double draft_layers = d(s.speculative.draft_tokens);
     if (draft_layers > 0) {

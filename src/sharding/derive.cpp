@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "core/error.hpp"
 #include "mesh/plan_axes.hpp"
@@ -342,6 +343,11 @@ void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& res
 }
 
 }  // namespace
+
+bool is_attention_projection(const std::string& matmul_name) {
+    static const std::set<std::string> names = {"qkv", "q", "q_down", "q_up", "kv_down", "kv_up", "out"};
+    return names.count(matmul_name) > 0;
+}
 
 LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const AxisSizes& sizes, const MicroBatch& workload,
                             bool moe_layer) {

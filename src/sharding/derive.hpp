@@ -124,6 +124,10 @@ inline constexpr double kFp8DispatchBytes = 1.0 + 4.0 / 128.0;
 
 // InputError naming the strategy's axis when a size does not divide the dimension it splits.
 // `moe_layer`: the layer's MLP is the model's mixture of experts (else its dense MLP).
+// The attention block's projections among a layer's GEMMs (qkv or MLA's low-rank q/kv, and out): a
+// checkpoint may store them in another dtype than the rest.
+[[nodiscard]] bool is_attention_projection(const std::string& matmul_name);
+
 [[nodiscard]] LayerWork derive_layer_work(const ModelSpec& model, const Strategy& strategy, const AxisSizes& sizes,
                                           const MicroBatch& workload, bool moe_layer);
 

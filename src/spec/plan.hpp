@@ -78,6 +78,9 @@ struct Plan : Degrees {
     std::string strategy;  // empty: chosen from the degrees
     Dtype precision = Dtype::bf16;  // GEMM arithmetic (fp8: GEMMs only)
     Dtype weights = Dtype::bf16;    // weights as stored for serving: int8/int4 weight-only, fp8 (fp8 GEMMs)
+    // Serving: the attention projections as a checkpoint stores them where it quantises only the rest
+    // (Meta's Llama 3.1 405B FP8 keeps them bf16); unset: as `weights`.
+    std::optional<Dtype> attention_weights;
     Dtype kv_cache = Dtype::bf16;
     bool overlap = true;
     bool tp_overlap = false;
@@ -89,7 +92,9 @@ struct Plan : Degrees {
     bool offload_optimizer = false;
     std::vector<std::string> placement;  // mesh axes innermost first (empty: hungriest innermost)
     // The GEMMs' arithmetic: fp8 weights compute in fp8, weight-only quantisation in `precision`.
-    [[nodiscard]] Dtype arithmetic() const { return weights == Dtype::fp8 ? Dtype::fp8 : precision; }
+    [[nodiscard]] Dtype arithmetic() const { return arithmetic_for(weights); }
+    [[nodiscard]] Dtype attention_weight_dtype() const { return attention_weights.value_or(weights); }
+    [[nodiscard]] Dtype arithmetic_for(Dtype stored) const { return stored == Dtype::fp8 ? Dtype::fp8 : precision; }
 };
 
 }  // namespace ridgeline
