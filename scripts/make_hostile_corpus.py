@@ -388,6 +388,9 @@ def round_three():
         ("run-source-missing.json", record, [("source", DELETE)], "source"),
         ("run-id-missing.json", record, [("id", DELETE)], "id"),
         ("run-serve-output-zero.json", serve_record, [("workload.output_len", 0)], "output_len"),
+        ("run-kv-dtype-on-training.json", record, [("plan.kv_cache_dtype", "fp8")], "kv_cache_dtype"),
+        ("run-serve-kv-dtype-fp4.json", serve_record, [("plan.kv_cache_dtype", "fp4")], "kv_cache_dtype"),
+        ("run-serve-attention-dtype-int3.json", serve_record, [("plan.attention_weights_dtype", "int3")], "attention_weights_dtype"),
     ]:
         case(name, one(base), [("records.0." + k, v) for k, v in edits], "validate {file}", [name, field])
     case("run-records-not-list.json", None, [], "validate {file}", ["run-records-not-list.json", "records"],

@@ -43,6 +43,8 @@ struct RunRecord : Degrees {
     std::optional<bool> comm_overlap;
     std::optional<std::string> moe_dispatcher;   // this project's extension: alltoall or deepep
     std::optional<bool> expert_comm_overlap;     // this project's extension
+    std::optional<std::string> kv_cache_dtype;   // this project's extension, serving: bf16 or fp8 (absent: as precision)
+    std::optional<std::string> attention_weights_dtype;  // this project's extension, serving: bf16 (absent: as precision)
     std::vector<std::string> recompute_modules;  // this project's extension: Megatron-Core's names
     std::string precision = "bf16";
     // measured

@@ -217,6 +217,14 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
         r.comm_overlap = p.flag_or_null("comm_overlap");
         if (p.has("moe_dispatcher") && !p.is_null("moe_dispatcher")) r.moe_dispatcher = p.choice("moe_dispatcher", {"alltoall", "deepep"});
         if (p.has("expert_comm_overlap")) r.expert_comm_overlap = p.flag_or_null("expert_comm_overlap");
+        if (p.has("kv_cache_dtype") && !p.is_null("kv_cache_dtype")) {
+            if (r.kind != "serve") p.fail("kv_cache_dtype", "a serving record's field; this record trains");
+            r.kv_cache_dtype = p.choice("kv_cache_dtype", {"bf16", "fp8"});
+        }
+        if (p.has("attention_weights_dtype") && !p.is_null("attention_weights_dtype")) {
+            if (r.kind != "serve") p.fail("attention_weights_dtype", "a serving record's field; this record trains");
+            r.attention_weights_dtype = p.choice("attention_weights_dtype", {"bf16", "fp8"});
+        }
         if (p.has("recompute_modules")) {
             r.recompute_modules = p.texts("recompute_modules");
             if (r.recompute != "selective") p.fail("recompute_modules", "names the modules of a selective recomputation; recompute is \"" + r.recompute + "\"");

@@ -39,10 +39,11 @@ RecordResult predict_serve_record(const RunRecord& r, const std::filesystem::pat
         setup.plan.pp = r.pp;
         setup.plan.ep = r.ep;
         setup.plan.dp = r.dp;
-        // fp8 records run fp8 GEMMs on fp8 weights and keep an fp8 KV cache (the record format has no
-        // KV dtype; FP8 serving stacks quantise the cache with the checkpoint).
+        // fp8 records run fp8 GEMMs on fp8 weights; the cache is in the dtype the record gives, else
+        // the weights' (FP8 serving stacks quantise the cache with the checkpoint).
         setup.plan.weights = r.precision == "fp8" ? Dtype::fp8 : Dtype::bf16;
-        setup.plan.kv_cache = setup.plan.weights;
+        setup.plan.kv_cache = r.kv_cache_dtype ? *parse_dtype(*r.kv_cache_dtype) : setup.plan.weights;
+        if (r.attention_weights_dtype) setup.plan.attention_weights = *parse_dtype(*r.attention_weights_dtype);
         setup.input_len = static_cast<double>(*r.input_len);
         setup.output_len = static_cast<double>(*r.output_len);
         setup.batch_seqs = static_cast<double>(r.dp);
@@ -56,8 +57,11 @@ RecordResult predict_serve_record(const RunRecord& r, const std::filesystem::pat
             result.static_output_tokens_per_s = best.output_tokens_per_s;
             if (r.pp == 1 && *r.concurrency % r.dp == 0) {
                 // The record's engine where one is described, else vLLM's defaults for the chip.
-                const bool described = !r.framework.empty() && io::find_entry(list_engines(data_dir), r.framework);
-                const std::string engine = described ? r.framework : default_engine_name(scenario.chip);
+                // A release whose defaults differ is listed as framework@version.
+                const auto engines = list_engines(data_dir);
+                std::string engine = default_engine_name(scenario.chip);
+                for (const std::string& name : {r.framework, r.framework + "@" + r.framework_version})
+                    if (!r.framework.empty() && io::find_entry(engines, name)) engine = name;
                 const SchedulerSpec scheduler = resolve_engine(engine, data_dir);
                 // Enough rounds of requests per client for the closed loop's start to wash out.
                 FixedLengthRequests requests(std::max<std::int64_t>(10 * *r.concurrency, 100), *r.input_len, *r.output_len, 0);
