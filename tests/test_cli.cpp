@@ -734,7 +734,8 @@ TEST_CASE("validate: serving records carry output tokens/s and are summarised ap
         CHECK(record["error"].get<double>() == doctest::Approx(record["predicted_output_tokens_per_s"].get<double>() /
                                                                    record["measured_output_tokens_per_s"].get<double>() - 1));
     }
-    CHECK(doc["summary"]["serve"]["count"] == 3);
+    CHECK(doc["summary"]["serve"]["count"] == doc["records"].size());
+    CHECK(doc["records"].size() >= 20);
     CHECK(doc["summary"]["count"] == 0);
 }
 
