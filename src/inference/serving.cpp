@@ -22,6 +22,10 @@ double d(std::int64_t value) { return static_cast<double>(value); }
 std::string text(std::int64_t value) { return std::to_string(value); }
 
 constexpr Dtype kActivations = Dtype::bf16;
+// Embeddings and the LM head stay 16-bit however the weights are quantised: quantisation methods
+// replace a model's linear layers only (vLLM's Fp8Config.get_quant_method returns a method for
+// LinearBase and FusedMoE layers, none for the vocabulary embedding or the LM head built on it).
+constexpr Dtype kUnquantised = kActivations;
 
 // What one chip of a replica computes and moves for a pass of `seqs` sequences: prefill of
 // `len` tokens each (causal attention), or one decode step with `len` keys of context each.
@@ -124,7 +128,7 @@ PhaseCost ChipModel::phase(bool decode, double seqs, double len, double queries)
     // Logits: every decode token, only the last token of each prompt.
     LayerCost logits;
     const DerivedMatmul out = derive_output_work(m, s_.strategy, axes_, decode ? seqs * queries : seqs).logits;
-    matmul(logits, {out.rows, out.contract, out.cols, out.instances, out.weight_elements}, s_.plan.weights);
+    matmul(logits, {out.rows, out.contract, out.cols, out.instances, out.weight_elements}, kUnquantised);
     p.output_layer_s = logits.matmul_s;
     std::string pipeline_level;
     if (s_.plan.pp > 1) {
@@ -166,7 +170,7 @@ double ChipModel::draft_s(double seqs, double len) const {
     matmul(projection, {seqs, 2.0 * D, D / tp, 1.0, 2.0 * D * D / tp}, s_.plan.weights);
     LayerCost logits;
     const DerivedMatmul out = derive_output_work(s_.model, s_.strategy, axes_, seqs).logits;
-    matmul(logits, {out.rows, out.contract, out.cols, out.instances, out.weight_elements}, s_.plan.weights);
+    matmul(logits, {out.rows, out.contract, out.cols, out.instances, out.weight_elements}, kUnquantised);
     // The module's block is a layer of the model (an MoE block where the model has them).
     return projection.matmul_s + layer(true, seqs, len).time_s() + logits.matmul_s;
 }
@@ -247,16 +251,17 @@ ServingReport simulate_serving(const ServingScenario& s) {
     if (const auto cost_per_s = cost_usd(s.chip, chips, 1.0)) r.cost_per_million_output_tokens_usd = *cost_per_s / r.output_tokens_per_s * 1e6;
 
     // Memory per chip.
-    const double routed = routed_expert_params(m);
-    const double shared = count_params(m).total - routed;
-    const double attention = count_params(m).attention_per_layer * d(m.n_layers);
-    r.memory.weights_bytes = ((shared - attention) / (tp * pp) + routed / (tp * pp * ep)) * bytes_per_element(s.plan.weights) +
-                             attention / (tp * pp) * bytes_per_element(s.plan.attention_weight_dtype());
+    const ParamCounts params = count_params(m);
+    const double routed = routed_expert_params(m), shared = params.total - routed;
+    const double attention = params.attention_per_layer * d(m.n_layers), vocabulary = params.embedding + params.unembedding;
+    r.memory.weights_bytes = ((shared - attention - vocabulary) / (tp * pp) + routed / (tp * pp * ep)) * bytes_per_element(s.plan.weights) +
+                             attention / (tp * pp) * bytes_per_element(s.plan.attention_weight_dtype()) +
+                             vocabulary / (tp * pp) * bytes_per_element(kUnquantised);
     // Drafting, the last stage also holds the prediction modules and their blocks' KV caches.
     const double draft_layers = d(s.speculative.draft_tokens);
     if (draft_layers > 0) {
         const double routed_block = m.moe ? routed / d(m.moe_layers()) : 0.0;  // split further by ep
-        const double module = count_params(m).mtp_module;
+        const double module = params.mtp_module;
         r.memory.weights_bytes += draft_layers * ((module - routed_block) / tp + routed_block / (tp * ep)) * bytes_per_element(s.plan.weights);
     }
     const double kv_split = d(m.kv_head_split(s.plan.tp));  // an MLA latent is not split by heads; replicated heads not further
