@@ -225,13 +225,17 @@ TEST_CASE("hostile values: an error quotes at most 160 characters of a value and
     const std::string huge(5000, 'g');
     const std::string clipped = clip_error_line("found \"" + huge + "\" here");
     CHECK(clipped.size() < 200);
-    CHECK(clipped.find("(5002 characters)\" here") != std::string::npos);  // the quotes count
+    CHECK(clipped.find("(5002 bytes)\" here") != std::string::npos);  // the quotes count
+    // The file the error is about keeps its whole name.
+    const std::string path = "/tmp/" + std::string(300, 'd') + "/model.json:";
+    CHECK(clip_error_line(path + " field 'x': " + huge).starts_with(path));
     CHECK(clip_error_line("a\nb\tc\x01") == "a\\nb\\tc\\x01");
     // A clipped run never ends inside a UTF-8 character: 200 three-byte characters keep whole ones.
     std::string wide;
     for (int i = 0; i < 200; ++i) wide += "\xe2\x82\xac";  // the euro sign
-    const std::string kept = clip_error_line(wide);
-    CHECK(kept.substr(0, kept.find("...")).size() % 3 == 0);
+    const std::string kept = clip_error_line("found " + wide);
+    REQUIRE(kept.find("...") != std::string::npos);
+    CHECK((kept.find("...") - 6) % 3 == 0);
 
     // End to end: a model file whose mlp holds 5,000 characters and a newline.
     nlohmann::json model = ridgeline::test::read_json(ridgeline::test::source_dir() / "models" / "llama3-8b.json");

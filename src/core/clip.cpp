@@ -24,16 +24,16 @@ void append_escaped(std::string& out, char c) {
 }
 
 // A run ends at a space, or at its closing quote when it opened with one.
-void append_run(std::string& out, std::string_view run) {
-    if (run.size() <= kMaxQuotedChars) {
+void append_run(std::string& out, std::string_view run, std::size_t limit) {
+    if (run.size() <= limit) {
         for (char c : run) append_escaped(out, c);
         return;
     }
-    std::size_t keep = kMaxQuotedChars - 40;
+    std::size_t keep = limit - 40;
     // Never cut a UTF-8 character in two.
     while (keep > 0 && (static_cast<unsigned char>(run[keep]) & 0xC0) == 0x80) --keep;
     for (char c : run.substr(0, keep)) append_escaped(out, c);
-    out += "...(" + std::to_string(run.size()) + " characters)";
+    out += "...(" + std::to_string(run.size()) + " bytes)";
     if (run.back() == '"') out += '"';
 }
 
@@ -57,7 +57,8 @@ std::string clip_error_line(std::string_view message) {
         } else {
             while (end < message.size() && message[end] != ' ') ++end;
         }
-        append_run(out, message.substr(i, end - i));
+        // The first run is the file (or flag) the error is about: named whole, up to a path's length.
+        append_run(out, message.substr(i, end - i), i == 0 ? kMaxPathChars : kMaxQuotedChars);
         i = end;
     }
     return out;
