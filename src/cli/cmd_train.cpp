@@ -8,16 +8,14 @@
 #include "cli/emit_flags.hpp"
 #include "cli/html_flag.hpp"
 #include "cli/operations_flags.hpp"
-#include "cli/switches.hpp"
+#include "cli/plan_flags.hpp"
 #include "cli/what_if.hpp"
 #include "stack/stack_file.hpp"
 #include "core/error.hpp"
 #include "emit/emit.hpp"
 #include "from/launch_config.hpp"
 #include "hardware/catalog.hpp"
-#include "io/quantity_text.hpp"
 #include "model/model_catalog.hpp"
-#include "model/recompute_catalog.hpp"
 #include "report/reports.hpp"
 #include "scenario/scenario_file.hpp"
 #include "topology/topology_file.hpp"
@@ -29,14 +27,11 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         std::string model, hardware;
         std::int64_t chips = 0, nodes = 0;
         double seq_len = 8192, global_batch_tokens = 0, global_batch_seqs = 0, train_tokens = 0;
-        Plan plan;
-        std::string recompute = "none", schedule = "1f1b", precision = "bf16";
-        int zero = 1;
-        std::string reshard, fold, sp, offload, tp_overlap, ep_overlap, fp8_dispatch, overlap;  // switches: "", "on" or "off"
-        std::vector<std::int64_t> stage_layers;
+        Degrees degrees;
+        PlanFlags plan;
         bool no_overlap = false, json = false;
         HtmlTarget html;
-        std::string scenario, topology, placement, stack;
+        std::string scenario, topology, stack;
         OperationsFlags operations;
         WhatIfFlags what_if;
         EmitFlags emit;
@@ -55,39 +50,13 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--global-batch-seqs", f->global_batch_seqs, "sequences per optimizer step")
         ->check(CLI::Range(1.0, kMaxBatchSequences))
         ->excludes("--global-batch-tokens");  // the same batch twice: which would win is a guess
-    for (const DegreeField& d : kDegreeFields) c->add_option("--" + std::string(d.key), f->plan.*d.value, d.help)->check(CLI::PositiveNumber);
-    c->add_option("--etp", f->plan.etp, "tensor parallelism inside experts: 1, or tp (default)")->check(CLI::PositiveNumber);
-    add_switch(*c, "--fold-experts", f->fold, "expert ranks as Megatron-Core carves them: tensor (with --etp 1), then context, then data ranks");
-    c->add_option("--stage-layers", f->stage_layers, "layers of each pipeline rank, first to last, e.g. 11,12,12,12,12,12,12,11 (an uneven split)")
-        ->delimiter(',')
-        ->check(CLI::PositiveNumber);
-    c->add_option("--vpp", f->plan.vpp, "virtual pipeline stages per rank (interleaved 1F1B)")->check(CLI::PositiveNumber);
-    c->add_option("--zero", f->zero, "ZeRO stage 0-3 (default: 3 with --fsdp, else 1)")->check(CLI::Range(0, 3));
-    add_switch(*c, "--reshard-after-forward", f->reshard, "gather fsdp-sharded weights again for the backward pass (default on)");
-    add_switch(*c, "--sp", f->sp, "Megatron sequence parallelism");
-    c->add_option("--micro-batch", f->plan.micro_batch_seqs, "sequences per micro-batch per replica")->check(CLI::Range(1.0, 1e9));
-    c->add_option("--recompute", f->recompute, "recomputation policy: none, selective, full or another in recompute/ (or a policy file)");
-    c->add_option("--schedule", f->schedule, "gpipe, 1f1b, interleaved, zb1p (zero bubble) or dualpipe")
-        ->check(CLI::IsMember(std::vector<std::string>(kScheduleNames.begin(), kScheduleNames.end())));
-    c->add_option("--precision", f->precision, "matmul precision: bf16, fp16 or fp8")->check(CLI::IsMember({"bf16", "fp16", "fp8"}));
-    c->add_option("--strategy", f->plan.strategy, "strategy name or file (default: chosen from the degrees)");
-    add_switch(*c, "--offload-optimizer", f->offload, "optimizer state in host memory");
-    add_switch(*c, "--tp-overlap", f->tp_overlap, "overlap tensor-parallel collectives with GEMMs");
-    c->add_option("--moe-dispatcher", f->plan.moe_dispatcher, "MoE token dispatcher the stack offers: alltoall (default) or deepep (one fabric crossing per node)")
-        ->check(CLI::IsMember({"alltoall", "deepep"}));
-    c->add_option("--expert-imbalance", f->plan.expert_imbalance, "busiest expert rank's routed tokens over the mean (default 1: balanced routing)")
-        ->check(CLI::Range(1.0, 1e6));
-    c->add_option("--mtp-depth", f->plan.mtp_depth, "multi-token prediction modules trained beside the model (DeepSeek-V3: 1)")
-        ->check(CLI::Range(std::int64_t{0}, kMaxMtpDepth));
-    add_switch(*c, "--ep-overlap", f->ep_overlap, "hide the expert all-to-all under another micro-batch's compute (where the stack can)");
-    add_switch(*c, "--fp8-dispatch", f->fp8_dispatch, "routed tokens cross the expert all-to-all in fp8, the combine in bf16 (DeepEP, with --precision fp8)");
-    add_switch(*c, "--overlap", f->overlap, "overlap data-parallel communication with compute (default on)");
-    c->add_flag("--no-overlap", f->no_overlap, "the same as --overlap off (older spelling)")->group("");
+    for (const DegreeField& d : kDegreeFields) c->add_option("--" + std::string(d.key), f->degrees.*d.value, d.help)->check(CLI::PositiveNumber);
+    add_plan_flags(*c, f->plan);
+    c->add_flag("--no-overlap", f->no_overlap, "the same as --overlap off (older spelling)")->group("")->excludes("--overlap");
     c->add_option("--train-tokens", f->train_tokens, "also report time and cost to train this many tokens")->check(CLI::Range(1.0, 1e16));
     add_operations_flags(*c, f->operations);  // goodput and energy inputs, with --train-tokens
     add_what_if_flags(*c, f->what_if);
     add_memory_margin_flag(*c, f->what_if);
-    c->add_option("--placement", f->placement, "plan axes innermost first, e.g. tensor,data,pipeline (default: most communication-hungry innermost)");
     c->add_option("--stack", f->stack, "software stack (stacks/*.json; default: megatron-core on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.train/1)");
     add_emit_flags(*c, f->emit, EmitJob::training, false);
@@ -113,10 +82,6 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
             if (!given("--chips") && !given("--topology") && !from)
                 throw InputError("--chips", "", "required (or give a --scenario or --topology file)");
             setup.seq_len = f->seq_len;
-            setup.plan = f->plan;
-            setup.plan.recompute = resolve_recompute(f->recompute, options.data_dir, kRequest, "recompute");
-            setup.plan.schedule = *parse_schedule(f->schedule);
-            setup.plan.precision = *parse_dtype(f->precision);
         }
         // Nothing is assumed: the model and the hardware come from flags, the scenario or the topology.
         if (f->scenario.empty() && !given("--model")) throw InputError("--model", "", "required (a model name, model file or HF config.json), or give --scenario");
@@ -141,32 +106,9 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         if (given("--seq-len")) setup.seq_len = f->seq_len;
         Plan& p = setup.plan;
         for (const DegreeField& d : kDegreeFields)
-            if (given(("--" + std::string(d.key)).c_str())) p.*d.value = f->plan.*d.value;
-        if (given("--etp")) p.etp = f->plan.etp;
-        const auto set_switch = [&](const char* name, const std::string& text, bool& knob) {
-            if (const auto value = switch_value(*c, name, text)) knob = *value;
-        };
-        set_switch("--fold-experts", f->fold, p.fold_experts);
-        if (given("--vpp")) p.vpp = f->plan.vpp;
-        if (given("--stage-layers")) p.stage_layers = f->stage_layers;
-        if (given("--zero")) p.zero = f->zero;
-        if (const auto reshard = switch_value(*c, "--reshard-after-forward", f->reshard)) p.reshard_after_forward = *reshard;
-        set_switch("--sp", f->sp, p.sequence_parallel);
-        if (given("--micro-batch")) p.micro_batch_seqs = f->plan.micro_batch_seqs;
-        if (given("--recompute")) p.recompute = resolve_recompute(f->recompute, options.data_dir, kRequest, "recompute");
-        if (given("--schedule")) p.schedule = *parse_schedule(f->schedule);
-        if (given("--precision")) p.precision = *parse_dtype(f->precision);
-        if (given("--strategy")) p.strategy = f->plan.strategy;
-        set_switch("--offload-optimizer", f->offload, p.offload_optimizer);
-        set_switch("--tp-overlap", f->tp_overlap, p.tp_overlap);
+            if (given(("--" + std::string(d.key)).c_str())) p.*d.value = f->degrees.*d.value;
+        apply_plan_flags(*c, f->plan, p, options.data_dir);
         if (given("--no-overlap")) p.overlap = false;
-        set_switch("--overlap", f->overlap, p.overlap);
-        if (given("--moe-dispatcher")) p.moe_dispatcher = f->plan.moe_dispatcher;
-        set_switch("--ep-overlap", f->ep_overlap, p.ep_overlap);
-        set_switch("--fp8-dispatch", f->fp8_dispatch, p.fp8_dispatch);
-        if (given("--mtp-depth")) p.mtp_depth = f->plan.mtp_depth;
-        if (given("--expert-imbalance")) p.expert_imbalance = f->plan.expert_imbalance;
-        if (given("--placement")) p.placement = io::split_list(f->placement);
         if (given("--stack")) setup.stack = resolve_stack(f->stack, options.data_dir);
         if (given("--global-batch-seqs")) setup.global_batch_seqs = f->global_batch_seqs;
         else if (given("--global-batch-tokens")) setup.global_batch_seqs = f->global_batch_tokens / setup.seq_len;

@@ -1,29 +1,27 @@
 #include "scenario/scenario_file.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
+#include <variant>
 
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
 #include "io/catalog_lookup.hpp"
 #include "io/json_reader.hpp"
+#include "io/quantity_text.hpp"
+#include "mesh/plan_axes.hpp"
 #include "stack/stack_file.hpp"
 #include "model/model_catalog.hpp"
 #include "model/plausible_sizes.hpp"
 #include "model/recompute_catalog.hpp"
+#include "spec/plan_knobs.hpp"
 
 namespace ridgeline {
 
 namespace {
 constexpr const char* kFormat = "ridgeline.scenario/1";
 
-template <typename Parse>
-auto parse_choice(io::JsonObject& object, const std::string& key, Parse parse, const std::string& fallback,
-                  const std::string& expected) {
-    const std::string text = object.optional_string(key).value_or(fallback);
-    const auto value = parse(text);
-    if (!value) object.fail(key, "expected " + expected + ", found \"" + text + "\"");
-    return *value;
-}
 // A file named inside a scenario is found beside the scenario, not in the current folder.
 std::string beside(const std::filesystem::path& scenario, const std::string& name) {
     const std::filesystem::path named(name);
@@ -31,6 +29,66 @@ std::string beside(const std::filesystem::path& scenario, const std::string& nam
     const std::filesystem::path local = scenario.parent_path() / named;
     std::error_code error;
     return std::filesystem::exists(local, error) ? local.string() : name;
+}
+
+template <typename... Ts>
+struct Overloaded : Ts... {
+    using Ts::operator()...;
+};
+
+// One knob of the plan object; left out or null, the plan keeps its default.
+void read_knob(io::JsonObject& plan, const PlanKnob& knob, Plan& p, const std::filesystem::path& path, const std::filesystem::path& data_dir) {
+    const std::string key = knob.key;
+    if (!plan.has(key) || plan.raw(key).is_null()) {
+        plan.allow(key);
+        return;
+    }
+    const auto flag = std::string(" (as --") + knob.flag + ")";
+    const auto count = [&] {
+        const std::int64_t value = knob.min >= 1 ? plan.positive_int(key) : plan.non_negative_int(key, 0);
+        if (static_cast<double>(value) > knob.max) plan.fail(key, "at most " + std::to_string(static_cast<std::int64_t>(knob.max)) + flag);
+        return value;
+    };
+    const auto name = [&](std::string_view choices) {
+        const std::string text = plan.string(key);
+        const auto names = io::split_list(std::string(choices));
+        if (!choices.empty() && std::find(names.begin(), names.end(), text) == names.end())
+            plan.fail(key, "expected one of " + std::string(choices) + ", found \"" + text + "\"");
+        return text;
+    };
+    std::visit(Overloaded{
+                   [&](std::int64_t Plan::*m) { p.*m = count(); },
+                   [&](std::optional<int> Plan::*m) { p.*m = static_cast<int>(count()); },
+                   [&](double Plan::*m) {
+                       const double value = knob.whole ? static_cast<double>(plan.positive_int(key)) : plan.positive_number(key);
+                       if (value < knob.min || value > knob.max) {
+                           std::ostringstream range;
+                           range << "expected " << knob.min << " to " << knob.max << flag;
+                           plan.fail(key, range.str());
+                       }
+                       p.*m = value;
+                   },
+                   [&](bool Plan::*m) { p.*m = plan.boolean(key, p.*m); },
+                   [&](std::optional<bool> Plan::*m) { p.*m = plan.boolean(key, true); },
+                   [&](std::string Plan::*m) { p.*m = name(knob.choices); },
+                   [&](Dtype Plan::*m) { p.*m = *parse_dtype(name(knob.choices)); },
+                   [&](PipelineSchedule Plan::*m) {
+                       const std::string text = plan.string(key);
+                       const auto schedule = parse_schedule(text);
+                       if (!schedule) plan.fail(key, "expected " + schedule_choices() + ", found \"" + text + "\"");
+                       p.*m = *schedule;
+                   },
+                   [&](RecomputePolicy Plan::*m) { p.*m = resolve_recompute(plan.string(key), data_dir, path.string(), plan.field_path(key)); },
+                   [&](std::vector<std::int64_t> Plan::*m) { p.*m = plan.positive_int_list(key); },
+                   [&](std::vector<std::string> Plan::*m) {
+                       p.*m = plan.string_list(key);
+                       for (const std::string& axis : p.*m)
+                           if (std::find_if(kPlanAxisNames.begin(), kPlanAxisNames.end(), [&](const char* n) { return axis == n; }) ==
+                               kPlanAxisNames.end())
+                               plan.fail(key, "\"" + axis + "\" is not a plan axis (data, fsdp, expert, tensor, context, pipeline)");
+                   },
+               },
+               knob.member);
 }
 
 }  // namespace
@@ -80,35 +138,7 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
     Plan& p = s.plan;
     for (const DegreeField& d : kDegreeFields)
         if (const auto given = plan.optional_positive_int(d.key)) p.*d.value = *given;
-    p.etp = plan.optional_positive_int("etp").value_or(0);
-    p.fold_experts = plan.boolean("fold_experts", false);
-    p.vpp = plan.optional_positive_int("vpp").value_or(1);
-    if (plan.has("stage_layers")) p.stage_layers = plan.positive_int_list("stage_layers");
-    else plan.allow("stage_layers");
-    p.sequence_parallel = plan.boolean("sequence_parallel", false);
-    if (plan.has("zero")) {
-        p.zero = static_cast<int>(plan.non_negative_int("zero", 1));
-        if (*p.zero > 3) plan.fail("zero", "expected 0, 1, 2 or 3");
-    } else {
-        plan.allow("zero");
-    }
-    if (plan.has("reshard_after_forward")) p.reshard_after_forward = plan.boolean("reshard_after_forward", true);
-    else plan.allow("reshard_after_forward");
-    p.recompute = resolve_recompute(plan.optional_string("recompute").value_or("none"), data_dir, path.string(), plan.field_path("recompute"));
-    p.schedule = parse_choice(plan, "schedule", [](const std::string& t) { return parse_schedule(t); }, "1f1b", schedule_choices());
-    p.precision = parse_choice(plan, "precision", [](const std::string& t) { return parse_dtype(t); }, "bf16", "bf16, fp16 or fp8");
-    p.micro_batch_seqs = static_cast<double>(plan.optional_positive_int("micro_batch_seqs").value_or(0));
-    p.strategy = plan.optional_string("strategy").value_or("");
-    p.overlap = plan.boolean("overlap", true);
-    p.tp_overlap = plan.boolean("tp_overlap", false);
-    p.moe_dispatcher = plan.optional_string("moe_dispatcher").value_or("alltoall");
-    p.ep_overlap = plan.boolean("ep_overlap", false);
-    p.fp8_dispatch = plan.boolean("fp8_dispatch", false);
-    p.mtp_depth = plan.non_negative_int("mtp_depth", 0);
-    if (p.mtp_depth > kMaxMtpDepth) plan.fail("mtp_depth", "at most " + std::to_string(kMaxMtpDepth) + " modules (as --mtp-depth)");
-    if (plan.has("expert_imbalance")) p.expert_imbalance = plan.positive_number("expert_imbalance");
-    else plan.allow("expert_imbalance");
-    p.offload_optimizer = plan.boolean("offload_optimizer", false);
+    for (const PlanKnob& knob : kPlanKnobs) read_knob(plan, knob, p, path, data_dir);
     plan.finish();
     root.finish();
     return file;
