@@ -80,12 +80,13 @@ report::TrainSearchOutcome search_train(const SearchTrainRequest& request, std::
         shape.domains = request.domains;
         spec.cluster = build_cluster(request.hardware, shape);
     }
-    if (request.global_batch_seqs) spec.global_batch_seqs = *request.global_batch_seqs;
-    else if (request.global_batch_tokens) spec.global_batch_seqs = *request.global_batch_tokens / spec.seq_len;
-    else spec.global_batch_seqs = static_cast<double>(chips);  // one sequence per chip
-    if (spec.global_batch_seqs != static_cast<double>(static_cast<std::int64_t>(spec.global_batch_seqs)) || spec.global_batch_seqs < 1)
-        throw InputError(kRequest, "global_batch_tokens",
-                         "not a whole number of sequences of length " + std::to_string(static_cast<std::int64_t>(spec.seq_len)));
+    spec.global_batch_seqs = request.global_batch_seqs.value_or(static_cast<double>(chips));  // neither: one sequence per chip
+    if (request.global_batch_tokens) {
+        const auto sequences = batch_sequences(*request.global_batch_tokens, spec.seq_len);
+        if (!sequences)
+            throw InputError(kRequest, "global_batch_tokens", "not a whole number of sequences of length " + std::to_string(static_cast<std::int64_t>(spec.seq_len)));
+        spec.global_batch_seqs = *sequences;
+    }
     const unsigned threads = search_threads(spec.threads);
     report::TrainSearchOutcome outcome{spec, search_training(spec), {}, 0, threads, request.train_tokens};
     for (const SearchedPlan& plan : outcome.result.top) outcome.top.push_back(simulate(plan, request, outcome.spec));

@@ -110,19 +110,27 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         apply_plan_flags(*c, f->plan, p, options.data_dir);
         if (given("--no-overlap")) p.overlap = false;
         if (given("--stack")) setup.stack = resolve_stack(f->stack, options.data_dir);
+        // A batch in tokens splits into sequences of the final length; a scenario's keeps its tokens when --seq-len changes.
+        std::optional<double> batch_tokens;
+        const char* batch_flag = "--global-batch-tokens";
         if (given("--global-batch-seqs")) setup.global_batch_seqs = f->global_batch_seqs;
-        else if (given("--global-batch-tokens")) setup.global_batch_seqs = f->global_batch_tokens / setup.seq_len;
+        else if (given("--global-batch-tokens")) batch_tokens = f->global_batch_tokens;
         else if (launch && launch->global_batch_seqs) setup.global_batch_seqs = *launch->global_batch_seqs;
         else if (scenario_batch_tokens > 0 && given("--seq-len")) {
-            setup.global_batch_seqs = scenario_batch_tokens / setup.seq_len;
-            if (setup.global_batch_seqs != std::floor(setup.global_batch_seqs) || setup.global_batch_seqs < 1)
-                throw InputError("--seq-len", "", "the scenario's batch of " + std::to_string(static_cast<std::int64_t>(scenario_batch_tokens)) +
-                                                      " tokens is not a whole number of sequences of this length");
+            batch_tokens = scenario_batch_tokens;
+            batch_flag = "--seq-len";
         }
         else if (f->scenario.empty()) setup.global_batch_seqs = static_cast<double>(setup.chips);  // one sequence per chip
-        if (setup.global_batch_seqs != static_cast<double>(static_cast<std::int64_t>(setup.global_batch_seqs)))
-            throw InputError("--global-batch-tokens", "", "not a whole number of sequences of length " +
-                                                              std::to_string(static_cast<std::int64_t>(setup.seq_len)));
+        if (batch_tokens) {
+            const auto sequences = batch_sequences(*batch_tokens, setup.seq_len);
+            if (!sequences)
+                throw InputError(batch_flag, "", "a batch of " + std::to_string(static_cast<std::int64_t>(*batch_tokens)) +
+                                                     " tokens is not a whole number of sequences of length " +
+                                                     std::to_string(static_cast<std::int64_t>(setup.seq_len)));
+            setup.global_batch_seqs = *sequences;
+        }
+        if (setup.global_batch_seqs != std::floor(setup.global_batch_seqs))
+            throw InputError("--global-batch-seqs", "", "not a whole number of sequences");
         const TrainingScenario scenario = build_training_scenario(setup, options.data_dir, "plan");
         TrainingReport report = simulate_training(scenario);
         report.interval = training_interval(load_residuals(residuals_path(options.data_dir)), scenario);

@@ -127,10 +127,13 @@ ScenarioFile load_scenario_file(const std::filesystem::path& path, const std::fi
     const auto tokens = root.optional_positive_int("global_batch_tokens");
     if (seqs && tokens) root.fail("global_batch_tokens", "give global_batch_seqs or global_batch_tokens, not both");
     if (!seqs && !tokens) root.fail("global_batch_seqs", "missing (or give global_batch_tokens)");
-    s.global_batch_seqs = seqs ? static_cast<double>(*seqs) : static_cast<double>(*tokens) / s.seq_len;
-    if (tokens) file.global_batch_tokens = static_cast<double>(*tokens);
-    if (s.global_batch_seqs != std::floor(s.global_batch_seqs))
-        root.fail("global_batch_tokens", "not a whole number of sequences of length " + std::to_string(static_cast<long long>(s.seq_len)));
+    if (seqs) s.global_batch_seqs = static_cast<double>(*seqs);
+    if (tokens) {
+        file.global_batch_tokens = static_cast<double>(*tokens);
+        const auto sequences = batch_sequences(file.global_batch_tokens, s.seq_len);
+        if (!sequences) root.fail("global_batch_tokens", "not a whole number of sequences of length " + std::to_string(static_cast<long long>(s.seq_len)));
+        s.global_batch_seqs = *sequences;
+    }
     file.train_tokens = root.optional_sourced_positive_number("train_tokens").value_or(0.0);
     if (file.train_tokens > 1e16) root.fail("train_tokens", "at most 1e16 tokens (as --train-tokens)");
 

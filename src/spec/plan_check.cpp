@@ -43,6 +43,12 @@ PlanFault explain(Rejection why, const ModelSpec& m, const Degrees& g, const Pla
     return {"plan", "not a rule of the model"};  // the search's own verdicts have no field here
 }
 
+std::optional<double> batch_sequences(double batch_tokens, double seq_len) {
+    const double sequences = batch_tokens / seq_len;
+    if (!std::isfinite(sequences) || sequences < 1 || sequences != std::floor(sequences)) return std::nullopt;
+    return sequences;
+}
+
 std::int64_t data_parallel_degree(const Degrees& g, std::int64_t chips) {
     if (g.dp != 0) return g.dp;
     // Each factor checked before it is multiplied: products of huge degrees would wrap around.

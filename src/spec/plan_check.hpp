@@ -40,6 +40,10 @@ struct PlanWorkload {
     const char* batch_field = "global_batch";  // where the batch was given
 };
 
+// A batch given in tokens as sequences of seq_len: nullopt unless that is a whole number, at least
+// one. Flags, scenario files and the search take a batch in either unit through this.
+[[nodiscard]] std::optional<double> batch_sequences(double batch_tokens, double seq_len);
+
 // The first of the model's rules the degrees break, cheapest first: the search asks it of every
 // layout. The degrees are at least 1 (structure_fault checks that).
 [[nodiscard]] std::optional<Rejection> model_rejection(const ModelSpec& model, const Degrees& degrees, const PlanWorkload& workload);
