@@ -55,12 +55,12 @@ bool search_accepts(const Job& job, const Plan& plan) {
     SearchConstraints& f = spec.fixed;
     for (const DegreeField& field : kDegreeFields)
         if (field.value != &Degrees::dp || plan.dp != 0) f.*field.given = plan.*field.value;
-    f.sequence_parallel = false;
-    f.offload_optimizer = false;
-    f.overlap = true;
-    f.tp_overlap = false;
-    f.schedule = PipelineSchedule::one_f_one_b;
-    f.micro_batch_seqs = 1;
+    f.fix(&Plan::sequence_parallel, false);
+    f.fix(&Plan::offload_optimizer, false);
+    f.fix(&Plan::overlap, true);
+    f.fix(&Plan::tp_overlap, false);
+    f.fix(&Plan::schedule, PipelineSchedule::one_f_one_b);
+    f.fix(&Plan::micro_batch_seqs, 1.0);
     f.recompute_policies = {RecomputePolicy{}};
     for (const auto& name : strategies_needed(f)) spec.strategies[name] = resolve_strategy(name, test::source_dir());
     try {
@@ -137,4 +137,14 @@ TEST_CASE("the model's rules on a plan's degrees, worked by hand") {
     const PlanFault fault = explain(Rejection::tensor_kv_heads, dense, Degrees{.tp = 6}, workload);
     CHECK(fault.field == "tp");
     CHECK(fault.message.find("4 KV heads") != std::string::npos);
+}
+
+// Worked by hand: 16,777,216 tokens (Llama 3's 16M batch) are 2,048 sequences of 8,192; 1,000 tokens
+// are no whole sequence of 8,192, and 12,288 are one and a half.
+TEST_CASE("a batch in tokens is a whole number of sequences or refused") {
+    CHECK(batch_sequences(16'777'216, 8192) == 2048);
+    CHECK(batch_sequences(3 * 4096, 4096) == 3);
+    CHECK_FALSE(batch_sequences(1000, 8192));
+    CHECK_FALSE(batch_sequences(12'288, 8192));
+    CHECK_FALSE(batch_sequences(1e300, 1e-300));
 }

@@ -74,9 +74,10 @@ Plan plan_from_flags(const std::string& flag, const std::vector<std::string>& ar
     argv.insert(argv.end(), args.begin(), args.end());
     std::reverse(argv.begin(), argv.end());  // CLI11 takes the arguments last first
     app.parse(argv);
-    Plan plan;
-    cli::apply_plan_flags(app, flags, plan, test::source_dir());
-    return plan;
+    GivenKnobs knobs;
+    cli::apply_plan_flags(app, flags, knobs, test::source_dir());
+    CHECK(knobs.given.count() == 1);
+    return knobs.plan;
 }
 
 // Whether the knob's member differs between two plans.

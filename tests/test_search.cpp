@@ -156,9 +156,9 @@ TrainingReport simulate_searched(const TrainSearchSpec& spec, const Hardware& ha
 TEST_CASE("search finds the best plan and counts the valid ones as a plan-by-plan brute force does") {
     const Hardware hardware = resolve_hardware("tpu-v5e", test::source_dir());
     TrainSearchSpec spec = spec_on("tpu-v5e", 8, mid_model());
-    spec.fixed.offload_optimizer = false;
-    spec.fixed.overlap = true;
-    spec.fixed.tp_overlap = false;
+    spec.fixed.fix(&Plan::offload_optimizer, false);
+    spec.fixed.fix(&Plan::overlap, true);
+    spec.fixed.fix(&Plan::tp_overlap, false);
     const TrainSearchResult result = search_training(spec);
     const BruteForce brute = brute_force(spec, hardware);
 
@@ -179,7 +179,7 @@ TEST_CASE("fsdp weights kept after the forward pass (FSDP2 reshard_after_forward
     spec.global_batch_seqs = 64;
     spec.fixed.fsdp = 16;
     const TrainSearchResult resharded = search_training(spec);
-    spec.fixed.reshard_after_forward = false;
+    spec.fixed.fix(&Plan::reshard_after_forward, std::optional<bool>(false));
     const TrainSearchResult kept = search_training(spec);
     REQUIRE(!kept.top.empty());
     REQUIRE(!resharded.top.empty());
@@ -219,10 +219,10 @@ TEST_CASE("an MoE search with DeepEP, overlap, imbalance and MTP given: each top
     spec.global_batch_seqs = 64;
     spec.top_k = 10;
     spec.fixed.ep = 8;
-    spec.fixed.moe_dispatcher = "deepep";
-    spec.fixed.ep_overlap = true;
-    spec.fixed.expert_imbalance = 1.3;
-    spec.fixed.mtp_depth = 1;
+    spec.fixed.fix(&Plan::moe_dispatcher, std::string("deepep"));
+    spec.fixed.fix(&Plan::ep_overlap, true);
+    spec.fixed.fix(&Plan::expert_imbalance, 1.3);
+    spec.fixed.fix(&Plan::mtp_depth, std::int64_t{1});
     const TrainSearchResult result = search_training(spec);
     REQUIRE(!result.top.empty());
     for (const SearchedPlan& plan : result.top) {
@@ -243,7 +243,7 @@ TEST_CASE("uneven pipelines interleave too: 14 layers on 4 stages (3, 4, 4, 3: t
     TrainSearchSpec spec = spec_on("dgx-h100", 16, m);
     spec.global_batch_seqs = 64;
     spec.fixed.pp = 4;
-    spec.fixed.schedule = PipelineSchedule::interleaved;
+    spec.fixed.fix(&Plan::schedule, PipelineSchedule::interleaved);
     const TrainSearchResult result = search_training(spec);
     REQUIRE(!result.top.empty());
     for (const SearchedPlan& plan : result.top) {
@@ -385,14 +385,14 @@ TEST_CASE("fixed knobs restrict the space, contradicting ones are refused") {
     }
     spec.fixed.tp.reset();
     spec.fixed.recompute_policies = recompute_policies(test::source_dir(), true);
-    spec.fixed.vpp = 3;  // interleaving: only pipelines whose layers split into 3 chunks per stage
+    spec.fixed.fix(&Plan::vpp, std::int64_t{3});  // interleaving: only pipelines whose layers split into 3 chunks per stage
     const TrainSearchResult interleaved = search_training(spec);
     CHECK(!interleaved.top.empty());
     for (const SearchedPlan& p : interleaved.top) {
         CHECK(p.vpp == 3);
         CHECK(p.schedule == PipelineSchedule::interleaved);
     }
-    spec.fixed.vpp.reset();
+    spec.fixed.given.reset(knob_index(&Plan::vpp));
     spec.fixed.tp = 3;  // does not divide 16 chips
     CHECK_THROWS_AS((void)search_training(spec), InputError);
     const ModelSpec model = spec.model;

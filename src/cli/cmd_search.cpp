@@ -9,6 +9,7 @@
 #include "cli/html_flag.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/operations_flags.hpp"
+#include "cli/plan_flags.hpp"
 #include "cli/progress.hpp"
 #include "cli/switches.hpp"
 #include "cli/what_if.hpp"
@@ -42,14 +43,8 @@ struct Flags {
     WhatIfFlags what_if;
     // Fixed knobs (searched when not given).
     Degrees degrees;
-    std::int64_t etp = 0, vpp = 0;
-    int zero = 0;
-    double micro_batch = 0;
-    std::string recompute, schedule, precision = "bf16", strategy, placement, sp, offload, overlap, tp_overlap, reshard;
-    std::string stack, moe_dispatcher = "alltoall";
-    std::string ep_overlap;
-    double expert_imbalance = 1;
-    std::int64_t mtp_depth = 0;
+    PlanFlags plan;
+    std::string stack;
     EmitFlags emit;
     std::vector<std::string> from;
 };
@@ -93,29 +88,10 @@ std::string emit_chosen(const EmitterSpec& spec, const report::ScalingOutcome& o
 }
 
 // The flags given override `k` (what a --from file fixes, or nothing).
-SearchConstraints constraints(const Flags& f, const CLI::App* c, SearchConstraints k) {
-    const auto given = [c](const char* flag) { return c->count(flag) > 0; };
+SearchConstraints constraints(const Flags& f, const CLI::App* c, SearchConstraints k, const std::filesystem::path& data_dir) {
     for (const DegreeField& d : kDegreeFields)
         if (const auto v = given_value(c, ("--" + std::string(d.key)).c_str(), f.degrees.*d.value)) k.*d.given = v;
-    if (given("--etp")) k.etp = f.etp;
-    if (given("--vpp")) k.vpp = f.vpp;
-    if (given("--zero")) k.zero = f.zero;
-    if (given("--micro-batch")) k.micro_batch_seqs = f.micro_batch;
-    if (!f.schedule.empty()) k.schedule = parse_schedule(f.schedule);
-    if (!f.strategy.empty()) k.strategy = f.strategy;
-    if (!f.placement.empty()) k.placement = io::split_list(f.placement);
-    const auto set_switch = [&](const char* name, const std::string& text, std::optional<bool>& knob) {
-        if (const auto value = switch_value(*c, name, text)) knob = value;
-    };
-    set_switch("--sp", f.sp, k.sequence_parallel);
-    set_switch("--offload-optimizer", f.offload, k.offload_optimizer);
-    set_switch("--overlap", f.overlap, k.overlap);
-    set_switch("--tp-overlap", f.tp_overlap, k.tp_overlap);
-    set_switch("--reshard-after-forward", f.reshard, k.reshard_after_forward);
-    if (given("--moe-dispatcher")) k.moe_dispatcher = f.moe_dispatcher;
-    if (const auto value = switch_value(*c, "--ep-overlap", f.ep_overlap)) k.ep_overlap = *value;
-    if (given("--expert-imbalance")) k.expert_imbalance = f.expert_imbalance;
-    if (given("--mtp-depth")) k.mtp_depth = f.mtp_depth;
+    apply_plan_flags(*c, f.plan, k, data_dir);
     return k;
 }
 
@@ -152,28 +128,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     // Knobs to fix; the rest are searched.
     for (const DegreeField& d : kDegreeFields)
         c->add_option("--" + std::string(d.key), f->degrees.*d.value, std::string("fix the ") + d.help)->check(CLI::PositiveNumber);
-    c->add_option("--etp", f->etp, "fix tensor parallelism inside experts (1 or tp)")->check(CLI::PositiveNumber);
-    c->add_option("--vpp", f->vpp, "fix virtual pipeline stages")->check(CLI::PositiveNumber);
-    c->add_option("--zero", f->zero, "fix the ZeRO stage")->check(CLI::Range(0, 3));
-    c->add_option("--micro-batch", f->micro_batch, "fix sequences per micro-batch")->check(CLI::Range(1.0, 1e9));
-    c->add_option("--recompute", f->recompute, "fix the recomputation policy (recompute/*.json or a file; searched: those marked search)");
-    c->add_option("--schedule", f->schedule, "fix the pipeline schedule: gpipe, 1f1b, interleaved, zb1p or dualpipe (the last two are tried only when asked)")
-        ->check(CLI::IsMember(std::vector<std::string>(kScheduleNames.begin(), kScheduleNames.end())));
-    c->add_option("--precision", f->precision, "matmul precision: bf16, fp16 or fp8")->check(CLI::IsMember({"bf16", "fp16", "fp8"}))->capture_default_str();
-    c->add_option("--strategy", f->strategy, "restrict to one strategy (name or file): only its axes are used");
-    c->add_option("--placement", f->placement, "fix the axis order, innermost first, e.g. tensor,data,pipeline");
-    add_switch(*c, "--sp", f->sp, "fix sequence parallelism (searched when left out)");
-    add_switch(*c, "--offload-optimizer", f->offload, "fix optimizer offload (searched when left out)");
-    add_switch(*c, "--overlap", f->overlap, "fix data-parallel overlap (searched when left out)");
-    add_switch(*c, "--tp-overlap", f->tp_overlap, "fix tensor-parallel overlap (searched when left out)");
-    add_switch(*c, "--reshard-after-forward", f->reshard, "gather fsdp-sharded weights again for the backward pass (default on)");
-    c->add_option("--moe-dispatcher", f->moe_dispatcher, "MoE token dispatcher the stack offers: alltoall (default) or deepep")
-        ->check(CLI::IsMember({"alltoall", "deepep"}));
-    add_switch(*c, "--ep-overlap", f->ep_overlap, "hide the expert all-to-all under another micro-batch's compute (where the stack can)");
-    c->add_option("--expert-imbalance", f->expert_imbalance, "busiest expert rank's routed tokens over the mean (default 1)")
-        ->check(CLI::Range(1.0, 1e6));
-    c->add_option("--mtp-depth", f->mtp_depth, "multi-token prediction modules trained beside the model")
-        ->check(CLI::Range(std::int64_t{0}, kMaxMtpDepth));
+    add_plan_flags(*c, f->plan, true);
     add_what_if_flags(*c, f->what_if);
     add_memory_margin_flag(*c, f->what_if);
     add_emit_flags(*c, f->emit, EmitJob::training, true);
@@ -198,12 +153,12 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
             }
             launch = read_launch_config(f->from[0], f->from[1], options.data_dir, spec.model, chips);
         }
-        spec.fixed = constraints(*f, c, launch ? launch_constraints(*launch) : SearchConstraints{});
-        if (emit && !spec.fixed.placement)
+        spec.fixed = constraints(*f, c, launch ? launch_constraints(*launch) : SearchConstraints{}, options.data_dir);
+        if (emit && !spec.fixed.knob(&Plan::placement))
             if (const auto& order = find_emit_framework(emit->name)->rank_order; !order.empty())
-                spec.fixed.placement = order;  // plans the framework runs as placed
+                spec.fixed.fix(&Plan::placement, order);  // plans the framework runs as placed
         spec.fixed.recompute_policies =
-            !f->recompute.empty() ? std::vector<RecomputePolicy>{resolve_recompute(f->recompute, options.data_dir, kRequest, "recompute")}
+            spec.fixed.knob(&Plan::recompute) ? std::vector<RecomputePolicy>{spec.fixed.plan.recompute}
             : launch && launch->recompute
                 ? std::vector<RecomputePolicy>{resolve_recompute(*launch->recompute, options.data_dir, launch->file, launch->recompute_key)}
                 : recompute_policies(options.data_dir, true);
@@ -222,15 +177,15 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
                      : launch && launch->stack ? resolve_stack(*launch->stack, options.data_dir)
                                                : default_stack(hardware.chip, false, options.data_dir);
         require_job(spec.stack, false, "--stack");
-        check_moe_dispatch(spec.stack, f->moe_dispatcher, spec.fixed.ep_overlap, kRequest);
+        check_moe_dispatch(spec.stack, spec.fixed.plan.moe_dispatcher, spec.fixed.plan.ep_overlap, kRequest);
         spec.seq_len = launch && launch->seq_len && c->count("--seq-len") == 0 ? *launch->seq_len : f->seq_len;
-        spec.precision = launch && launch->precision && c->count("--precision") == 0 ? *launch->precision : *parse_dtype(f->precision);
+        spec.precision = spec.fixed.plan.precision;
         // Emitting looks further down the ranking for plans the framework can express.
         spec.top_k = emit ? std::max({f->top, f->emit.top, kEmitCandidates}) : f->top;
         spec.threads = f->threads;
         for (const std::string& name : strategies_needed(spec.fixed)) {
             Strategy strategy = resolve_strategy(name, options.data_dir);
-            if (spec.fixed.strategy) spec.fixed.strategy = strategy.name;
+            if (spec.fixed.knob(&Plan::strategy)) spec.fixed.plan.strategy = strategy.name;
             spec.strategies[strategy.name] = std::move(strategy);
         }
         app::SearchTrainRequest request;

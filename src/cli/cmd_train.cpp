@@ -107,7 +107,9 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         Plan& p = setup.plan;
         for (const DegreeField& d : kDegreeFields)
             if (given(("--" + std::string(d.key)).c_str())) p.*d.value = f->degrees.*d.value;
-        apply_plan_flags(*c, f->plan, p, options.data_dir);
+        GivenKnobs knobs{p, {}};
+        apply_plan_flags(*c, f->plan, knobs, options.data_dir);
+        p = knobs.plan;
         if (given("--no-overlap")) p.overlap = false;
         if (given("--stack")) setup.stack = resolve_stack(f->stack, options.data_dir);
         // A batch in tokens splits into sequences of the final length; a scenario's keeps its tokens when --seq-len changes.

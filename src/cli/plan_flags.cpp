@@ -30,10 +30,12 @@ const CLI::Validator kWhole([](const std::string& text) {
 
 }  // namespace
 
-void add_plan_flags(CLI::App& command, PlanFlags& flags) {
+void add_plan_flags(CLI::App& command, PlanFlags& flags, bool search) {
     for (std::size_t i = 0; i < kPlanKnobs.size(); ++i) {
         const PlanKnob& knob = kPlanKnobs[i];
-        const std::string name = flag_name(knob), help = knob.help;
+        if (search && knob.search == InSearch::no) continue;
+        const std::string name = flag_name(knob);
+        const std::string help = std::string(knob.help) + (search && knob.search == InSearch::searched ? " (searched when left out)" : "");
         const auto text_option = [&] {
             CLI::Option* option = command.add_option(name, flags.text[i], help);
             if (!knob.choices.empty()) option->check(CLI::IsMember(io::split_list(std::string(knob.choices))));
@@ -69,11 +71,14 @@ void add_plan_flags(CLI::App& command, PlanFlags& flags) {
     }
 }
 
-void apply_plan_flags(const CLI::App& command, const PlanFlags& flags, Plan& plan, const std::filesystem::path& data_dir) {
+void apply_plan_flags(const CLI::App& command, const PlanFlags& flags, GivenKnobs& knobs, const std::filesystem::path& data_dir) {
+    Plan& plan = knobs.plan;
     for (std::size_t i = 0; i < kPlanKnobs.size(); ++i) {
         const PlanKnob& knob = kPlanKnobs[i];
         const std::string name = flag_name(knob);
-        if (command.count(name) == 0) continue;
+        const CLI::Option* option = command.get_option_no_throw(name);  // a search takes some knobs only
+        if (option == nullptr || option->count() == 0) continue;
+        knobs.given.set(i);
         const std::string& text = flags.text[i];
         std::visit(Overloaded{
                        [&](std::int64_t Plan::*m) { plan.*m = flags.count[i]; },

@@ -382,19 +382,23 @@ SearchConstraints launch_constraints(const LaunchConfig& c) {
         (c.degrees.cp.value_or(1) > 1 || (c.etp.value_or(0) == 1 && c.degrees.tp.value_or(1) > 1)))
         throw InputError(c.file, "--expert-model-parallel-size", "expert ranks folded into the context or tensor ranks: search train carves them from the data-parallel replicas only "
                                        "(train reads it)");
-    k.etp = c.etp;
-    k.vpp = c.vpp;
-    k.zero = c.zero;
-    k.micro_batch_seqs = c.micro_batch_seqs;
-    k.schedule = c.schedule;
-    k.sequence_parallel = c.sequence_parallel;
-    k.offload_optimizer = c.offload_optimizer;
-    k.overlap = c.overlap;
-    k.tp_overlap = c.tp_overlap;
-    if (c.moe_dispatcher) k.moe_dispatcher = *c.moe_dispatcher;
-    if (c.ep_overlap) k.ep_overlap = *c.ep_overlap;
-    if (c.mtp_depth) k.mtp_depth = *c.mtp_depth;
-    k.reshard_after_forward = c.reshard_after_forward;
+    const auto fix = [&k](auto member, const auto& value) {
+        if (value) k.fix(member, *value);
+    };
+    fix(&Plan::etp, c.etp);
+    fix(&Plan::vpp, c.vpp);
+    if (c.zero) k.fix(&Plan::zero, c.zero);
+    fix(&Plan::micro_batch_seqs, c.micro_batch_seqs);
+    fix(&Plan::schedule, c.schedule);
+    fix(&Plan::sequence_parallel, c.sequence_parallel);
+    fix(&Plan::offload_optimizer, c.offload_optimizer);
+    fix(&Plan::overlap, c.overlap);
+    fix(&Plan::tp_overlap, c.tp_overlap);
+    fix(&Plan::moe_dispatcher, c.moe_dispatcher);
+    fix(&Plan::ep_overlap, c.ep_overlap);
+    fix(&Plan::mtp_depth, c.mtp_depth);
+    fix(&Plan::precision, c.precision);
+    if (c.reshard_after_forward) k.fix(&Plan::reshard_after_forward, c.reshard_after_forward);
     return k;
 }
 

@@ -71,9 +71,9 @@ struct LayoutOptions {
 
 class Search {
 public:
-    explicit Search(const TrainSearchSpec& spec) : spec_(spec) {
-        if (spec.fixed.strategy) {
-            const Strategy& s = spec.strategies.at(*spec.fixed.strategy);
+    explicit Search(const TrainSearchSpec& spec) : spec_(spec), fixed_strategy_(spec.fixed.knob(&Plan::strategy)) {
+        if (fixed_strategy_) {
+            const Strategy& s = spec.strategies.at(*fixed_strategy_);
             for (std::size_t i = 0; i < kAxisNames.size(); ++i) strategy_axes_[i] = mentions(s, kAxisNames[i]);
         } else {
             strategy_axes_.fill(true);
@@ -107,6 +107,7 @@ private:
 
     const TrainSearchSpec& spec_;
     std::array<bool, 6> strategy_axes_{};
+    std::optional<std::string> fixed_strategy_;  // the strategy given, if one was
 };
 
 bool Search::mentions(const Strategy& s, const std::string& axis) {
@@ -134,7 +135,7 @@ std::vector<Search::Unit> Search::units() const {
                 for (const std::int64_t fsdp : divisors(dp)) {
                     if ((f.fsdp && fsdp != *f.fsdp) || (fsdp > 1 && !strategy_axes_[kFsdp])) continue;
                     // ZeRO-3 is what sharding the parameters over fsdp means, and only that.
-                    if (f.zero && (*f.zero == 3) != (fsdp > 1)) continue;
+                    if (f.plan.zero && (*f.plan.zero == 3) != (fsdp > 1)) continue;
                     out.push_back({tp, pp, cp, fsdp});
                 }
             }
@@ -168,16 +169,18 @@ void Search::check_fixed() const {
         if (field.value != &Degrees::dp) fixed.*field.value = (f.*field.given).value_or(1);
     if (const auto fault = model_fault(m, fixed, {spec_.seq_len, spec_.global_batch_seqs, "dp"}))
         throw InputError(kRequest, fault->field, fault->message);
-    if (f.vpp && *f.vpp > 1 && f.pp && *f.pp == 1) throw InputError(kRequest, "vpp", "virtual stages need pipeline parallelism");
-    if (f.zero && f.fsdp && *f.fsdp > 1 && *f.zero != 3) throw InputError(kRequest, "zero", "fsdp shards everything (ZeRO-3)");
-    if (f.zero && f.fsdp && *f.fsdp == 1 && *f.zero == 3) throw InputError(kRequest, "zero", "ZeRO-3 is fsdp: give fsdp above 1 or leave it free");
-    if (f.etp && *f.etp != 1 && f.tp && *f.etp != *f.tp) throw InputError(kRequest, "etp", "must be 1 or equal to tp");
-    if (f.placement) {
-        if (f.placement->size() > kAxisNames.size()) throw InputError(kRequest, "placement", "names more axes than a plan has");
-        for (const auto& name : *f.placement) {
+    const auto vpp = f.knob(&Plan::vpp), etp = f.knob(&Plan::etp);
+    const std::optional<int>& zero = f.plan.zero;
+    if (vpp && *vpp > 1 && f.pp && *f.pp == 1) throw InputError(kRequest, "vpp", "virtual stages need pipeline parallelism");
+    if (zero && f.fsdp && *f.fsdp > 1 && *zero != 3) throw InputError(kRequest, "zero", "fsdp shards everything (ZeRO-3)");
+    if (zero && f.fsdp && *f.fsdp == 1 && *zero == 3) throw InputError(kRequest, "zero", "ZeRO-3 is fsdp: give fsdp above 1 or leave it free");
+    if (etp && *etp != 1 && f.tp && *etp != *f.tp) throw InputError(kRequest, "etp", "must be 1 or equal to tp");
+    if (const auto placement = f.knob(&Plan::placement)) {
+        if (placement->size() > kAxisNames.size()) throw InputError(kRequest, "placement", "names more axes than a plan has");
+        for (const auto& name : *placement) {
             if (std::find(kAxisNames.begin(), kAxisNames.end(), name) == kAxisNames.end())
                 throw InputError(kRequest, std::string("placement.") + name, "not a plan axis (data, fsdp, expert, tensor, context, pipeline)");
-            if (std::count(f.placement->begin(), f.placement->end(), name) > 1) throw InputError(kRequest, std::string("placement.") + name, "axis named twice");
+            if (std::count(placement->begin(), placement->end(), name) > 1) throw InputError(kRequest, std::string("placement.") + name, "axis named twice");
         }
     }
     if (!spec_.chip.supports(spec_.precision))
@@ -202,18 +205,20 @@ LayoutOptions Search::options(const Degrees& g) const {
     const SearchConstraints& f = spec_.fixed;
     const ModelSpec& m = spec_.model;
     LayoutOptions o;
-    const bool fixed_strategy = f.strategy.has_value();
-    o.sequence_parallel = g.tp > 1 && !fixed_strategy ? either(f.sequence_parallel, {false, true}) : std::vector<bool>{false};
-    o.etp = m.moe && g.ep > 1 && g.tp > 1 && !fixed_strategy ? either<std::int64_t>(f.etp, {0, 1}) : std::vector<std::int64_t>{0};
+    const bool fixed_strategy = fixed_strategy_.has_value();
+    const auto vpp = f.knob(&Plan::vpp);
+    const auto schedule = f.knob(&Plan::schedule);
+    o.sequence_parallel = g.tp > 1 && !fixed_strategy ? either(f.knob(&Plan::sequence_parallel), {false, true}) : std::vector<bool>{false};
+    o.etp = m.moe && g.ep > 1 && g.tp > 1 && !fixed_strategy ? either<std::int64_t>(f.knob(&Plan::etp), {0, 1}) : std::vector<std::int64_t>{0};
     if (g.fsdp > 1) o.zeros = {3};
-    else if (g.dp == 1) o.zeros = {f.zero.value_or(0)};  // nothing to shard over: one plan, not three
-    else o.zeros = either<int>(f.zero, {0, 1, 2});
+    else if (g.dp == 1) o.zeros = {f.plan.zero.value_or(0)};  // nothing to shard over: one plan, not three
+    else o.zeros = either<int>(f.plan.zero, {0, 1, 2});
 
     const auto sizes = g.sizes();
     std::array<std::uint8_t, 6> order{};
-    if (f.placement) {
+    if (const auto placement = f.knob(&Plan::placement)) {
         // Checked names, in the given order; the axes left out go outermost.
-        for (const auto& name : *f.placement)
+        for (const auto& name : *placement)
             order[o.placed_axes++] = static_cast<std::uint8_t>(std::find(kAxisNames.begin(), kAxisNames.end(), name) - kAxisNames.begin());
         o.placements.push_back(order);
     } else {
@@ -225,7 +230,8 @@ LayoutOptions Search::options(const Degrees& g) const {
 
     if (std::fmod(spec_.global_batch_seqs, d(g.dp)) == 0.0) {
         const auto per_replica = static_cast<std::int64_t>(spec_.global_batch_seqs) / g.dp;
-        o.micro_batches = f.micro_batch_seqs ? std::vector<std::int64_t>{static_cast<std::int64_t>(*f.micro_batch_seqs)} : divisors(per_replica);
+        const auto micro_batch = f.knob(&Plan::micro_batch_seqs);
+        o.micro_batches = micro_batch ? std::vector<std::int64_t>{static_cast<std::int64_t>(*micro_batch)} : divisors(per_replica);
     } else {
         o.micro_batches = {1};
     }
@@ -233,25 +239,25 @@ LayoutOptions Search::options(const Degrees& g) const {
     o.uneven_pipeline = m.n_layers % g.pp != 0;
     if (g.pp == 1) {
         // Without a pipeline the schedule does not matter, but interleaving cannot be asked of it.
-        const bool interleaving_fixed = (f.vpp && *f.vpp > 1) || (f.schedule && *f.schedule == PipelineSchedule::interleaved);
+        const bool interleaving_fixed = (vpp && *vpp > 1) || (schedule && *schedule == PipelineSchedule::interleaved);
         if (!interleaving_fixed) o.schedules = {{PipelineSchedule::one_f_one_b, 1}};
     } else {
         for (const PipelineSchedule s : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b})
-            if ((!f.schedule || *f.schedule == s) && (!f.vpp || *f.vpp == 1)) o.schedules.push_back({s, 1});
+            if ((!schedule || *schedule == s) && (!vpp || *vpp == 1)) o.schedules.push_back({s, 1});
         // Zero-bubble and DualPipe need their stack's support: searched only when asked for.
-        if (f.schedule && *f.schedule == PipelineSchedule::zero_bubble) o.schedules.push_back({PipelineSchedule::zero_bubble, 1});
-        if (f.schedule && *f.schedule == PipelineSchedule::dualpipe && g.pp % 2 == 0) o.schedules.push_back({PipelineSchedule::dualpipe, 1});
+        if (schedule && *schedule == PipelineSchedule::zero_bubble) o.schedules.push_back({PipelineSchedule::zero_bubble, 1});
+        if (schedule && *schedule == PipelineSchedule::dualpipe && g.pp % 2 == 0) o.schedules.push_back({PipelineSchedule::dualpipe, 1});
         // Interleaving: chunks that divide the largest stage, each rank keeping a layer per chunk
         // (an uneven split's lighter stages hold a layer fewer).
         const std::int64_t largest = (m.n_layers + g.pp - 1) / g.pp, smallest = m.n_layers / g.pp;
-        if (!f.schedule || *f.schedule == PipelineSchedule::interleaved)
+        if (!schedule || *schedule == PipelineSchedule::interleaved)
             for (const std::int64_t v : divisors(largest))
-                if (v > 1 && v <= smallest && (!f.vpp || *f.vpp == v)) o.schedules.push_back({PipelineSchedule::interleaved, v});
+                if (v > 1 && v <= smallest && (!vpp || *vpp == v)) o.schedules.push_back({PipelineSchedule::interleaved, v});
     }
     o.recomputes = f.recompute_policies.empty() ? std::vector<RecomputePolicy>{RecomputePolicy{}} : f.recompute_policies;
-    o.offloads = either(f.offload_optimizer, {false, true});
-    o.overlaps = either(f.overlap, {true, false});
-    o.tp_overlaps = g.tp > 1 ? either(f.tp_overlap, {false, true}) : std::vector<bool>{false};
+    o.offloads = either(f.knob(&Plan::offload_optimizer), {false, true});
+    o.overlaps = either(f.knob(&Plan::overlap), {true, false});
+    o.tp_overlaps = g.tp > 1 ? either(f.knob(&Plan::tp_overlap), {false, true}) : std::vector<bool>{false};
     return o;
 }
 
@@ -282,11 +288,12 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
     static_cast<Degrees&>(plan) = g;
     if (o.uneven_pipeline) plan.stage_layers = balanced_stage_layers(spec_.model.n_layers, g.pp);
     plan.precision = spec_.precision;
-    plan.moe_dispatcher = spec_.fixed.moe_dispatcher;
-    plan.ep_overlap = spec_.fixed.ep_overlap && g.ep > 1;
-    plan.expert_imbalance = g.ep > 1 ? spec_.fixed.expert_imbalance : 1.0;
-    plan.mtp_depth = spec_.fixed.mtp_depth;
-    if (g.fsdp > 1) plan.reshard_after_forward = spec_.fixed.reshard_after_forward;
+    const Plan& given = spec_.fixed.plan;  // the knobs a search never tries: as given, or Plan's defaults
+    plan.moe_dispatcher = given.moe_dispatcher;
+    plan.ep_overlap = given.ep_overlap && g.ep > 1;
+    plan.expert_imbalance = g.ep > 1 ? given.expert_imbalance : 1.0;
+    plan.mtp_depth = given.mtp_depth;
+    if (g.fsdp > 1) plan.reshard_after_forward = given.reshard_after_forward;
     const double per_replica = spec_.global_batch_seqs / d(g.dp);
 
     // Each order of the axes on the topology, laid once for every knob of the layout (or not at
@@ -311,7 +318,7 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
         for (const std::int64_t etp : o.etp) {
             plan.sequence_parallel = sp;
             plan.etp = etp;
-            plan.strategy = spec_.fixed.strategy ? *spec_.fixed.strategy : default_strategy_name(plan);
+            plan.strategy = fixed_strategy_ ? *fixed_strategy_ : default_strategy_name(plan);
             for (const bool sharded : {false, true}) {
                 std::vector<int> zeros;
                 for (const int z : o.zeros)
@@ -514,7 +521,7 @@ TrainSearchResult Search::run() {
 
 
 std::vector<std::string> strategies_needed(const SearchConstraints& fixed) {
-    if (fixed.strategy) return {*fixed.strategy};
+    if (const auto strategy = fixed.knob(&Plan::strategy)) return {*strategy};
     return {"fsdp", "fsdp-tp", "megatron-3d", "megatron-3d-sp", "megatron-3d-etp1", "megatron-3d-sp-etp1"};
 }
 

@@ -16,25 +16,14 @@
 
 #include "scenario/training_setup.hpp"
 #include "core/streaming.hpp"
+#include "spec/plan_knobs.hpp"
 
 namespace ridgeline {
 
-// The knobs a user fixes; everything left empty is searched.
-struct SearchConstraints : GivenDegrees {
-    std::optional<std::int64_t> vpp, etp;
-    std::optional<int> zero;
-    std::optional<bool> sequence_parallel, offload_optimizer, overlap, tp_overlap;
+// What a search keeps as given: the degrees, and the knobs given (spec/plan_knobs: a knob the table
+// marks searched is tried at every value when not given; a fixed one keeps Plan's default).
+struct SearchConstraints : GivenDegrees, GivenKnobs {
     std::vector<RecomputePolicy> recompute_policies;  // those searched (the CLI: recompute/*.json's default set); empty: none
-    std::optional<PipelineSchedule> schedule;
-    std::optional<double> micro_batch_seqs;
-    std::optional<std::vector<std::string>> placement;  // axes innermost first
-    std::optional<std::string> strategy;                // a name in the library: only its axes are used
-    // Given, never searched: how the stack dispatches tokens and the job's routing and extra modules.
-    std::string moe_dispatcher = "alltoall";
-    bool ep_overlap = false;
-    double expert_imbalance = 1;
-    std::int64_t mtp_depth = 0;
-    std::optional<bool> reshard_after_forward;  // fsdp plans only; unset: reshard (ZeRO-3)
 };
 
 struct TrainSearchSpec : TrainingJob {
