@@ -152,28 +152,32 @@ LaunchConfig megatron(const SettingReader& r, const ModelSpec& model, Int chips,
     c.degrees.cp = cp;
     if (ep > 1) {
         c.degrees.ep = ep;
-        c.fold_experts = true;  // Megatron-Core carves expert ranks from tensor, context, then data ranks
+        c.knobs.fix(&Plan::fold_experts, true);  // Megatron-Core carves expert ranks from tensor, context, then data ranks
     }
-    c.etp = r.opt("etp");
-    c.stage_layers = uneven_stages(r, layers, pp);
+    if (const auto etp = r.opt("etp")) c.knobs.fix(&Plan::etp, *etp);
+    const std::vector<Int> stage_layers = uneven_stages(r, layers, pp);
+    if (!stage_layers.empty()) c.knobs.fix(&Plan::stage_layers, stage_layers);
+    std::optional<Int> virtual_stages;
     if (r.has("vpp_layers")) {
         const Int per = r.whole("vpp_layers");
-        if (!c.stage_layers.empty()) r.fail("vpp_layers", "with uneven first/last stages Megatron-Core takes --num-virtual-stages-per-pipeline-rank");
+        if (!stage_layers.empty()) r.fail("vpp_layers", "with uneven first/last stages Megatron-Core takes --num-virtual-stages-per-pipeline-rank");
         if (layers % (pp * per) != 0)
             r.fail("vpp_layers", std::to_string(layers) + " layers do not split into " + std::to_string(pp) + " stages of virtual stages of " + std::to_string(per));
-        c.vpp = layers / (pp * per);
+        virtual_stages = layers / (pp * per);
     }
     if (r.has("vpp")) {
         const Int vpp = r.whole("vpp");
-        if (c.vpp && *c.vpp != vpp) r.fail("vpp", "contradicts --num-layers-per-virtual-pipeline-stage (" + std::to_string(*c.vpp) + " virtual stages)");
-        c.vpp = vpp;
+        if (virtual_stages && *virtual_stages != vpp)
+            r.fail("vpp", "contradicts --num-layers-per-virtual-pipeline-stage (" + std::to_string(*virtual_stages) + " virtual stages)");
+        virtual_stages = vpp;
     }
-    if (c.vpp && *c.vpp > 1 && pp == 1) r.fail(r.has("vpp") ? "vpp" : "vpp_layers", "virtual pipeline stages need pipelining (pp > 1)");
+    if (virtual_stages) c.knobs.fix(&Plan::vpp, *virtual_stages);
+    if (virtual_stages && *virtual_stages > 1 && pp == 1) r.fail(r.has("vpp") ? "vpp" : "vpp_layers", "virtual pipeline stages need pipelining (pp > 1)");
     if (r.has("seq_len")) c.seq_len = static_cast<double>(r.whole("seq_len"));
     // arguments.py validate_args turns sequence parallelism off where tp is 1 (it would change only the numerics).
-    c.sequence_parallel = r.on("sp") && tp > 1;
+    c.knobs.fix(&Plan::sequence_parallel, r.on("sp") && tp > 1);
     const auto micro = r.opt("micro_batch"), global = r.opt("global_batch");
-    if (micro) c.micro_batch_seqs = static_cast<double>(*micro);
+    if (micro) c.knobs.fix(&Plan::micro_batch_seqs, static_cast<double>(*micro));
     if (global) {
         if (micro && *global % (*micro * dp) != 0)
             r.fail("global_batch", "not a multiple of micro-batch " + std::to_string(*micro) + " x " + std::to_string(dp) + " data-parallel ranks");
@@ -186,19 +190,19 @@ LaunchConfig megatron(const SettingReader& r, const ModelSpec& model, Int chips,
         c.recompute_key = r.key("recompute");
     }
     const int zero = r.has("zero") ? std::stoi(r.s.at("zero")) : 0;
-    c.zero = zero;
+    c.knobs.fix(&Plan::zero, zero);
     if (zero == 3) c.degrees.fsdp = dp;  // Megatron FSDP shards over the whole data-parallel group
     const bool grad = r.on("overlap_grad_reduce"), param = r.on("overlap_param_gather");
     if (param && (!grad || zero == 0))
         r.fail("overlap_param_gather", "Megatron-Core overlaps the parameter gather only with --overlap-grad-reduce and a distributed optimizer or Megatron FSDP");
-    c.overlap = grad;
-    c.tp_overlap = r.on("tp_overlap");
-    if (*c.tp_overlap && (!*c.sequence_parallel || tp == 1)) r.fail("tp_overlap", "Megatron-Core overlaps tensor-parallel communication only with --sequence-parallel and tp > 1");
-    if (r.has("precision")) c.precision = *parse_dtype(r.s.at("precision"));
-    if (r.has("moe_dispatcher")) c.moe_dispatcher = r.s.at("moe_dispatcher");
-    c.ep_overlap = r.on("ep_overlap");
-    if (r.has("mtp_depth")) c.mtp_depth = r.whole("mtp_depth", 0);
-    c.offload_optimizer = r.has("offload_optimizer");
+    c.knobs.fix(&Plan::overlap, grad);
+    c.knobs.fix(&Plan::tp_overlap, r.on("tp_overlap"));
+    if (c.knobs.plan.tp_overlap && (!c.knobs.plan.sequence_parallel || tp == 1)) r.fail("tp_overlap", "Megatron-Core overlaps tensor-parallel communication only with --sequence-parallel and tp > 1");
+    if (r.has("precision")) c.knobs.fix(&Plan::precision, *parse_dtype(r.s.at("precision")));
+    if (r.has("moe_dispatcher")) c.knobs.fix(&Plan::moe_dispatcher, r.s.at("moe_dispatcher"));
+    c.knobs.fix(&Plan::ep_overlap, r.on("ep_overlap"));
+    if (r.has("mtp_depth")) c.knobs.fix(&Plan::mtp_depth, r.whole("mtp_depth", 0));
+    c.knobs.fix(&Plan::offload_optimizer, r.has("offload_optimizer"));
     c.chips = from_script ? chips : 0;
     return c;
 }
@@ -280,8 +284,8 @@ LaunchConfig maxtext(const SettingReader& r, Int layers, Int chips) {
             r.fail("stage_layers", std::to_string(pp) + " stages x " + r.s.at("stage_layers") + " layers x " + std::to_string(repeats) +
                                        " repeats contradict the model's " + std::to_string(layers) + " layers (--model)");
         if (layers % (pp * repeats) != 0) r.fail("pipeline_repeats", std::to_string(layers) + " layers do not split into " + std::to_string(pp) + " stages x " + std::to_string(repeats) + " repeats");
-        c.vpp = repeats;
-        c.schedule = PipelineSchedule::gpipe;  // MaxText's pipeline (emitters/maxtext.json "schedule")
+        c.knobs.fix(&Plan::vpp, repeats);
+        c.knobs.fix(&Plan::schedule, PipelineSchedule::gpipe);  // MaxText's pipeline (emitters/maxtext.json "schedule")
         if (r.has("pipeline_microbatches")) {
             microbatches = r.whole("pipeline_microbatches");
             micro_id = "pipeline_microbatches";
@@ -302,7 +306,7 @@ LaunchConfig maxtext(const SettingReader& r, Int layers, Int chips) {
         if (micro != std::floor(micro) || micro < 1)
             r.fail(micro_id, "the global batch of " + std::to_string(static_cast<Int>(*c.global_batch_seqs)) + " sequences does not split into " +
                                  std::to_string(*microbatches) + " micro-batches over " + std::to_string(dp) + " replicas");
-        c.micro_batch_seqs = micro;
+        c.knobs.fix(&Plan::micro_batch_seqs, micro);
     }
     if (r.has("recompute")) {
         c.recompute = r.s.at("recompute");
@@ -311,14 +315,14 @@ LaunchConfig maxtext(const SettingReader& r, Int layers, Int chips) {
     if (r.has("zero_over_data")) {
         const int zero = std::stoi(r.s.at("zero_over_data"));
         if (size["fsdp"] > 1 && zero == 1) r.fail("zero_over_data", "optimizer sharding over data on top of fsdp is not a plan Ridgeline models");
-        if (size["fsdp"] == 1) c.zero = zero;
+        if (size["fsdp"] == 1) c.knobs.fix(&Plan::zero, zero);
     }
-    if (r.has("precision")) c.precision = *parse_dtype(r.s.at("precision"));
-    if (r.has("offload_optimizer")) c.offload_optimizer = r.on("offload_optimizer");
+    if (r.has("precision")) c.knobs.fix(&Plan::precision, *parse_dtype(r.s.at("precision")));
+    if (r.has("offload_optimizer")) c.knobs.fix(&Plan::offload_optimizer, r.on("offload_optimizer"));
     // What MaxText has no setting for (emit_training.cpp refuses to write them): fixed off.
-    c.sequence_parallel = false;
-    c.tp_overlap = false;
-    c.ep_overlap = false;
+    c.knobs.fix(&Plan::sequence_parallel, false);
+    c.knobs.fix(&Plan::tp_overlap, false);
+    c.knobs.fix(&Plan::ep_overlap, false);
     return c;
 }
 
@@ -351,54 +355,25 @@ void apply_launch_config(const LaunchConfig& c, TrainingSetup& setup, const std:
     Plan& p = setup.plan;
     for (const DegreeField& d : kDegreeFields)
         if (c.degrees.*d.given) p.*d.value = *(c.degrees.*d.given);
-    if (c.etp) p.etp = *c.etp;
-    if (c.fold_experts) p.fold_experts = *c.fold_experts;
-    if (c.vpp) p.vpp = *c.vpp;
-    if (!c.stage_layers.empty()) p.stage_layers = c.stage_layers;
+    c.knobs.apply(p);
     if (c.seq_len) setup.seq_len = *c.seq_len;
     if (c.global_batch_seqs) setup.global_batch_seqs = *c.global_batch_seqs;
-    if (c.micro_batch_seqs) p.micro_batch_seqs = *c.micro_batch_seqs;
-    if (c.zero) p.zero = *c.zero;
-    if (c.reshard_after_forward) p.reshard_after_forward = *c.reshard_after_forward;
     if (c.stack) setup.stack = resolve_stack(*c.stack, data_dir);
-    if (c.sequence_parallel) p.sequence_parallel = *c.sequence_parallel;
-    if (c.overlap) p.overlap = *c.overlap;
-    if (c.tp_overlap) p.tp_overlap = *c.tp_overlap;
-    if (c.ep_overlap) p.ep_overlap = *c.ep_overlap;
-    if (c.offload_optimizer) p.offload_optimizer = *c.offload_optimizer;
     if (c.recompute) p.recompute = resolve_recompute(*c.recompute, data_dir, c.file, c.recompute_key);
-    if (c.moe_dispatcher) p.moe_dispatcher = *c.moe_dispatcher;
-    if (c.schedule) p.schedule = *c.schedule;
-    if (c.precision) p.precision = *c.precision;
-    if (c.mtp_depth) p.mtp_depth = *c.mtp_depth;
 }
 
 SearchConstraints launch_constraints(const LaunchConfig& c) {
-    SearchConstraints k;
-    static_cast<GivenDegrees&>(k) = c.degrees;
-    if (!c.stage_layers.empty())
+    const Plan& given = c.knobs.plan;
+    if (!given.stage_layers.empty())
         throw InputError(c.file, "--decoder-first/last-pipeline-num-layers", "an uneven pipeline split: search train tries even splits only (train reads it)");
-    if (c.fold_experts && *c.fold_experts && c.degrees.ep.value_or(1) > 1 &&
-        (c.degrees.cp.value_or(1) > 1 || (c.etp.value_or(0) == 1 && c.degrees.tp.value_or(1) > 1)))
+    if (given.fold_experts && c.degrees.ep.value_or(1) > 1 && (c.degrees.cp.value_or(1) > 1 || (given.etp == 1 && c.degrees.tp.value_or(1) > 1)))
         throw InputError(c.file, "--expert-model-parallel-size", "expert ranks folded into the context or tensor ranks: search train carves them from the data-parallel replicas only "
                                        "(train reads it)");
-    const auto fix = [&k](auto member, const auto& value) {
-        if (value) k.fix(member, *value);
-    };
-    fix(&Plan::etp, c.etp);
-    fix(&Plan::vpp, c.vpp);
-    if (c.zero) k.fix(&Plan::zero, c.zero);
-    fix(&Plan::micro_batch_seqs, c.micro_batch_seqs);
-    fix(&Plan::schedule, c.schedule);
-    fix(&Plan::sequence_parallel, c.sequence_parallel);
-    fix(&Plan::offload_optimizer, c.offload_optimizer);
-    fix(&Plan::overlap, c.overlap);
-    fix(&Plan::tp_overlap, c.tp_overlap);
-    fix(&Plan::moe_dispatcher, c.moe_dispatcher);
-    fix(&Plan::ep_overlap, c.ep_overlap);
-    fix(&Plan::mtp_depth, c.mtp_depth);
-    fix(&Plan::precision, c.precision);
-    if (c.reshard_after_forward) k.fix(&Plan::reshard_after_forward, c.reshard_after_forward);
+    SearchConstraints k;
+    static_cast<GivenDegrees&>(k) = c.degrees;
+    static_cast<GivenKnobs&>(k) = c.knobs;
+    for (std::size_t i = 0; i < kPlanKnobs.size(); ++i)
+        if (kPlanKnobs[i].search == InSearch::no) k.given.reset(i);  // the search takes the file's plan without them
     return k;
 }
 

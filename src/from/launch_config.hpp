@@ -16,7 +16,7 @@
 #include "emit/emitter_spec.hpp"
 #include "engine/step_model.hpp"
 #include "model/model_spec.hpp"
-#include "spec/plan.hpp"
+#include "spec/plan_knobs.hpp"
 #include "scenario/training_setup.hpp"
 #include "search/train_search.hpp"
 
@@ -27,17 +27,11 @@ struct LaunchConfig {
     std::string file;
     std::int64_t chips = 0;  // 0: the file does not say (Megatron-LM arguments)
     GivenDegrees degrees;
-    std::optional<std::int64_t> etp, vpp, mtp_depth;
-    std::vector<std::int64_t> stage_layers;  // an uneven split (empty: even)
-    std::optional<double> seq_len, micro_batch_seqs, global_batch_seqs;
-    std::optional<int> zero;
-    std::optional<bool> reshard_after_forward;
-    std::optional<std::string> stack;  // a stacks/ name where the file says how it runs (torchtitan's compile)
-    std::optional<bool> sequence_parallel, overlap, tp_overlap, ep_overlap, offload_optimizer, fold_experts;
-    std::optional<std::string> recompute, moe_dispatcher;  // a recompute/ policy name; a dispatcher
-    std::optional<PipelineSchedule> schedule;
-    std::optional<Dtype> precision;
-    std::string recompute_key;  // the key that set the policy, for errors
+    GivenKnobs knobs;  // all but the recomputation policy, which is named here and found later
+    std::optional<double> seq_len, global_batch_seqs;
+    std::optional<std::string> stack;      // a stacks/ name where the file says how it runs (torchtitan's compile)
+    std::optional<std::string> recompute;  // a recompute/ policy name
+    std::string recompute_key;             // the key that set the policy, for errors
 };
 
 // The file's settings as the framework's data file names them: setting id -> value (a keyed

@@ -36,9 +36,9 @@ void read_pipeline(const SettingReader& r, Int layers, Int pp, LaunchConfig& c) 
         r.fail("first_stage_less_layers", "torchtitan refuses to split " + text(layers) + " layers into " + text(stages) + " stages with the embedding weighing " +
                                               text(first) + " and the output " + text(last) + " layers");
     const std::vector<Int> ranks = layers_per_rank(*split, pp);
-    if (!std::all_of(ranks.begin(), ranks.end(), [&](Int n) { return n == ranks.front(); })) c.stage_layers = ranks;
-    c.vpp = vpp;
-    c.schedule = schedule;
+    if (!std::all_of(ranks.begin(), ranks.end(), [&](Int n) { return n == ranks.front(); })) c.knobs.fix(&Plan::stage_layers, ranks);
+    c.knobs.fix(&Plan::vpp, vpp);
+    c.knobs.fix(&Plan::schedule, schedule);
 }
 
 }  // namespace
@@ -64,15 +64,15 @@ LaunchConfig read_torchtitan(const SettingReader& r, const ModelSpec& model, Int
     c.degrees.cp = cp;
     c.degrees.fsdp = shard;
     c.degrees.dp = replicate * shard;
-    c.zero = shard > 1 ? 3 : 0;  // FSDP2 shards weights, gradients and optimizer state; DDP nothing
+    c.knobs.fix(&Plan::zero, shard > 1 ? 3 : 0);  // FSDP2 shards weights, gradients and optimizer state; DDP nothing
     const std::string reshard = r.s.at("reshard");
-    if (shard > 1) c.reshard_after_forward = reshard == "true" || (reshard == "default" && pp == 1);
-    c.overlap = true;  // FSDP2 prefetching, DDP buckets
-    c.sequence_parallel = tp > 1;  // apply_tp: SequenceParallel on the norms
+    if (shard > 1) c.knobs.fix(&Plan::reshard_after_forward, reshard == "true" || (reshard == "default" && pp == 1));
+    c.knobs.fix(&Plan::overlap, true);  // FSDP2 prefetching, DDP buckets
+    c.knobs.fix(&Plan::sequence_parallel, tp > 1);  // apply_tp: SequenceParallel on the norms
     const bool compile = r.on("compile");
     c.stack = compile ? "torchtitan" : "pytorch-eager";
-    c.tp_overlap = r.on("async_tp");
-    if (*c.tp_overlap && (!compile || tp == 1)) r.fail("async_tp", "torchtitan overlaps tensor-parallel communication only with compile.enable and tp > 1");
+    c.knobs.fix(&Plan::tp_overlap, r.on("async_tp"));
+    if (c.knobs.plan.tp_overlap && (!compile || tp == 1)) r.fail("async_tp", "torchtitan overlaps tensor-parallel communication only with compile.enable and tp > 1");
     // Expert ranks: carved from dp_shard x cp x tp / etp (parallel_dims.py sparse mesh).
     const Int ep = r.opt("ep").value_or(1);
     if (ep > 1) {
@@ -81,10 +81,10 @@ LaunchConfig read_torchtitan(const SettingReader& r, const ModelSpec& model, Int
         if ((shard * cp * (tp / etp)) % ep != 0)
             r.fail("ep", "does not divide dp_shard x cp x tp / etp = " + text(shard * cp * (tp / etp)) + " ranks, which torchtitan carves expert ranks from");
         c.degrees.ep = ep;
-        c.etp = etp;
-        c.fold_experts = true;
+        c.knobs.fix(&Plan::etp, etp);
+        c.knobs.fix(&Plan::fold_experts, true);
     }
-    if (r.has("moe_dispatcher")) c.moe_dispatcher = r.s.at("moe_dispatcher");
+    if (r.has("moe_dispatcher")) c.knobs.fix(&Plan::moe_dispatcher, r.s.at("moe_dispatcher"));
     const Int local = r.whole("local_batch");
     Int micro = local;
     if (pp > 1) {
@@ -99,18 +99,18 @@ LaunchConfig read_torchtitan(const SettingReader& r, const ModelSpec& model, Int
     if (given_global == 0 || (given_global > 0 && given_global % (local * dp) != 0))
         r.fail("global_batch", "expected -1 or a multiple of local_batch_size x " + text(dp) + " data-parallel ranks (" + text(local * dp) + ")");
     c.global_batch_seqs = static_cast<double>(given_global > 0 ? given_global : local * dp);
-    c.micro_batch_seqs = static_cast<double>(micro);
+    c.knobs.fix(&Plan::micro_batch_seqs, static_cast<double>(micro));
     c.seq_len = static_cast<double>(r.whole("seq_len"));
     if (!r.has("recompute"))
         r.fail("recompute", "torchtitan's default, selective with selective_ac_option \"2\" (every second layer recomputed whole), is no policy Ridgeline "
                             "models: give mode \"none\", \"full\", or \"selective\" with selective_ac_option \"op\"");
     c.recompute = r.s.at("recompute");
     c.recompute_key = r.key("recompute");
-    c.precision = *parse_dtype(r.s.at("precision"));
+    c.knobs.fix(&Plan::precision, *parse_dtype(r.s.at("precision")));
     if (r.on("cpu_offload")) r.fail("cpu_offload", "moves parameters and gradients to the host as well as the optimizer state; Ridgeline offloads the optimizer only");
-    c.ep_overlap = false;
-    c.offload_optimizer = false;
-    c.mtp_depth = 0;  // torchtitan v0.2.2 trains no multi-token prediction module
+    c.knobs.fix(&Plan::ep_overlap, false);
+    c.knobs.fix(&Plan::offload_optimizer, false);
+    c.knobs.fix(&Plan::mtp_depth, 0);  // torchtitan v0.2.2 trains no multi-token prediction module
     return c;
 }
 

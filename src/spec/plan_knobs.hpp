@@ -7,6 +7,7 @@
 #include <bitset>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 #include <string_view>
 #include <variant>
 
@@ -89,9 +90,14 @@ struct GivenKnobs {
         return given[knob_index(member)] ? std::optional<T>(plan.*member) : std::nullopt;
     }
     template <typename T>
-    void fix(T Plan::*member, T value) {
+    void fix(T Plan::*member, std::type_identity_t<T> value) {
         plan.*member = std::move(value);
         given.set(knob_index(member));
+    }
+    // The given knobs set on `target`, the rest left as they are.
+    void apply(Plan& target) const {
+        for (std::size_t i = 0; i < kPlanKnobs.size(); ++i)
+            if (given[i]) std::visit([&](auto member) { target.*member = plan.*member; }, kPlanKnobs[i].member);
     }
 };
 
