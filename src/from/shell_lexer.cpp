@@ -25,12 +25,8 @@ public:
             cur = ShellCommand{{}, line_, join};
         };
         while (i_ < t_.size()) {
+            if (skip_line_continuation()) continue;
             const char c = t_[i_];
-            if (c == '\\' && peek(1) == '\n') {
-                i_ += 2;
-                ++line_;
-                continue;
-            }
             if (c == ' ' || c == '\t' || c == '\r') {
                 ++i_;
                 continue;
@@ -64,6 +60,13 @@ public:
 
 private:
     char peek(std::size_t ahead) const { return i_ + ahead < t_.size() ? t_[i_ + ahead] : '\0'; }
+    // A backslash before a newline joins the lines: both are dropped.
+    bool skip_line_continuation() {
+        if (t_[i_] != '\\' || peek(1) != '\n') return false;
+        i_ += 2;
+        ++line_;
+        return true;
+    }
 
     [[noreturn]] void fail(std::size_t line, const std::string& what) const { throw line_error(file_, line, what); }
 
@@ -168,12 +171,8 @@ private:
         const std::size_t start_line = line_;
         std::vector<std::string> items;
         while (i_ < t_.size()) {
+            if (skip_line_continuation()) continue;
             const char c = t_[i_];
-            if (c == '\\' && peek(1) == '\n') {
-                i_ += 2;
-                ++line_;
-                continue;
-            }
             if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
                 if (c == '\n') ++line_;
                 ++i_;

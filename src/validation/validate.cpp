@@ -109,12 +109,17 @@ TrainingScenario record_scenario(const RunRecord& r, const std::filesystem::path
     return build_training_scenario(record_training_setup(r, data_dir), data_dir, "record " + r.id);
 }
 
-RecordResult predict_record(const RunRecord& r, const std::filesystem::path& data_dir) {
-    if (r.kind == "serve") return predict_serve_record(r, data_dir);
+RecordResult result_for(const RunRecord& r) {
     RecordResult result;
     result.id = r.id;
     result.kind = r.kind;
     result.source = r.source_key;
+    return result;
+}
+
+RecordResult predict_record(const RunRecord& r, const std::filesystem::path& data_dir) {
+    if (r.kind == "serve") return predict_serve_record(r, data_dir);
+    RecordResult result = result_for(r);
     const auto skip = [&](const std::string& reason) {
         result.reason = reason;
         return result;

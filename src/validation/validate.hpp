@@ -62,6 +62,8 @@ struct ValidationResult {
 
 // Serving records: offline (concurrency null) is the best output tokens/s over the batch sizes that
 // fit; otherwise the record's concurrency is the batch.
+// A record's result before it is predicted: its id, kind and source.
+[[nodiscard]] RecordResult result_for(const RunRecord& record);
 [[nodiscard]] RecordResult predict_serve_record(const RunRecord& record, const std::filesystem::path& data_dir);
 
 [[nodiscard]] RecordResult predict_record(const RunRecord& record, const std::filesystem::path& data_dir);

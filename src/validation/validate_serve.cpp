@@ -13,10 +13,7 @@
 namespace ridgeline {
 
 RecordResult predict_serve_record(const RunRecord& r, const std::filesystem::path& data_dir) {
-    RecordResult result;
-    result.id = r.id;
-    result.kind = r.kind;
-    result.source = r.source_key;
+    RecordResult result = result_for(r);
     const auto skip = [&](const std::string& reason) {
         result.reason = reason;
         return result;
