@@ -258,6 +258,30 @@ TEST_CASE("from torchtitan: a job file with torchtitan's defaults gives the plan
                    "--stack torchtitan --reshard-after-forward off");
 }
 
+// torchtitan v0.2.2's own job files (tests/data/launch/torchtitan, SOURCES.md), each plan worked by
+// hand from the file and torchtitan's defaults (job_config.py): dp_shard -1 takes the GPUs the other
+// degrees leave; the global batch is local_batch_size x the data-parallel ranks; tp > 1 brings
+// SequenceParallel norms; compile reaches the model only where compile.components names it.
+TEST_CASE("from torchtitan: v0.2.2's own job files read as published, or are refused for a reason torchtitan shares") {
+    const auto file = [](const std::string& name) { return ridgeline::test::data_file("launch/torchtitan/" + name).string(); };
+    // Its note: "a preset for 64 A100 GPUs"; 64 sharded ranks x 1 sequence; selective "op" recompute; no compile.
+    check_reads_as("--model llama3.1-8b --hardware dgx-a100 --chips 64", "torchtitan", file("llama3_8b.toml"),
+                   "--fsdp 64 --seq-len 8192 --global-batch-seqs 64 --micro-batch 1 --recompute torchtitan-op --stack pytorch-eager");
+    // 64 A100s / tp 8 = 8 sharded ranks x 8 sequences; full recompute.
+    check_reads_as("--model llama3.1-70b --hardware dgx-a100 --chips 64", "torchtitan", file("llama3_70b.toml"),
+                   "--tp 8 --sp --fsdp 8 --seq-len 8192 --global-batch-seqs 64 --micro-batch 8 --recompute full --stack pytorch-eager");
+    // "8 H100 GPUs": mode "full" recomputes every layer; selective_ac_option is read only with mode "selective".
+    check_reads_as("--model qwen3-32b --hardware dgx-h100 --chips 8", "torchtitan", file("qwen3_32b.toml"),
+                   "--fsdp 8 --seq-len 4096 --global-batch-seqs 16 --micro-batch 2 --recompute full --stack pytorch-eager");
+    // compile.enable with components ["loss"]: the model runs eager; expert_parallel_degree 1.
+    check_reads_as("--model deepseek-v3 --hardware dgx-h100 --chips 256", "torchtitan", file("deepseek_v3_671b.toml"),
+                   "--fsdp 256 --seq-len 4096 --global-batch-seqs 1024 --micro-batch 4 --recompute torchtitan-op --stack pytorch-eager");
+    // converters = ["float8"]: v0.2.2 registers its fp8 converter as "quantize.linear.float8"
+    // (components/quantization/float8.py), so torchtitan itself stops at this file's converter name.
+    expect_refusal("train --model llama3-405b --hardware dgx-h100 --chips 128 --from torchtitan " + file("llama3_405b.toml"),
+                   {"llama3_405b.toml", "model.converters", "float8"});
+}
+
 TEST_CASE("from torchtitan: unknown, contradictory and malformed settings are refused naming the file and the key") {
     const std::string base = "train --model llama3-8b --hardware dgx-h100 --chips 64 --from torchtitan ";
     const std::string ac = "[activation_checkpoint]\nmode = \"full\"\n";

@@ -45,6 +45,16 @@ EmitSetting read_setting(io::JsonObject setting) {
             entries.finish();
         }
         choices.finish();
+        if (auto only = setting.optional_object("read_only_with")) {
+            for (const std::string& key : only->keys()) {
+                io::JsonObject condition = only->object(key);
+                const std::vector<std::string> keys = condition.keys();
+                if (keys.size() != 1) condition.fail(key, "expected one key and the value that makes the framework read " + key);
+                out.read_only_with[key] = {keys.front(), read_value(condition, keys.front())};
+                condition.finish();
+            }
+            only->finish();
+        }
     }
     out.source = setting.string("source");
     if (out.source.empty()) setting.fail("source", "empty: say where the name comes from");

@@ -33,6 +33,9 @@ struct EmitSetting {
     std::string key;  // the framework's flag or key; empty where the setting is a table of choices
     // Ridgeline value -> the framework's settings for it (empty list: the framework's default).
     std::map<std::string, std::vector<EmitEntry>> choices;
+    // A choice key the framework reads only beside another key's value (torchtitan reads
+    // selective_ac_option only with mode "selective"): elsewhere a file may give it to no effect.
+    std::map<std::string, EmitEntry> read_only_with;
     std::string source;
 };
 

@@ -19,7 +19,7 @@ const std::vector<EmitFramework>& frameworks() {
         {"torchtitan", EmitJob::training,
          {"model", "seq_len", "local_batch", "global_batch", "cpu_offload", "dp_replicate", "dp_shard", "reshard", "tp", "async_tp", "pp",
           "layers_per_stage", "first_stage_less_layers", "last_stage_less_layers", "pp_microbatch", "schedule", "cp", "ep", "etp",
-          "moe_dispatcher", "recompute", "precision", "compile"},
+          "moe_dispatcher", "recompute", "precision", "compile", "compile_components"},
          {"tensor", "context", "expert", "fsdp", "data", "pipeline"}},
         {"vllm", EmitJob::serving,
          {"tp", "pp", "dp", "expert_parallel", "max_batch", "max_tokens", "max_model_len", "kv_dtype", "weights_dtype"}},

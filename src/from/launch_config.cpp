@@ -76,7 +76,9 @@ Settings match_settings(const EmitterSpec& spec, const LaunchEntries& in) {
             if (present.count(key) == 0) continue;
             bool in_choice = false;
             for (const EmitEntry& e : setting.choices.at(*best)) in_choice = in_choice || e.key == key;
-            if (!in_choice) refuse(key);
+            const auto only = setting.read_only_with.find(key);
+            const bool unread = only != setting.read_only_with.end() && lookup(only->second.key) != only->second.value.text;
+            if (!in_choice && !unread) refuse(key);
             consumed.insert(key);
         }
         out[id] = *best;

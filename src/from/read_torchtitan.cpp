@@ -1,6 +1,8 @@
 #include "from/read_torchtitan.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "emit/torchtitan_split.hpp"
@@ -69,10 +71,13 @@ LaunchConfig read_torchtitan(const SettingReader& r, const ModelSpec& model, Int
     if (shard > 1) c.knobs.fix(&Plan::reshard_after_forward, reshard == "true" || (reshard == "default" && pp == 1));
     c.knobs.fix(&Plan::overlap, true);  // FSDP2 prefetching, DDP buckets
     c.knobs.fix(&Plan::sequence_parallel, tp > 1);  // apply_tp: SequenceParallel on the norms
-    const bool compile = r.on("compile");
+    // torch.compile reaches the model only where compile.components names it (the loss alone fuses nothing Ridgeline prices).
+    std::istringstream components(r.s.at("compile_components"));
+    const std::istream_iterator<std::string> end;
+    const bool compile = r.on("compile") && std::find(std::istream_iterator<std::string>(components), end, "model") != end;
     c.stack = compile ? "torchtitan" : "pytorch-eager";
     c.knobs.fix(&Plan::tp_overlap, r.on("async_tp"));
-    if (c.knobs.plan.tp_overlap && (!compile || tp == 1)) r.fail("async_tp", "torchtitan overlaps tensor-parallel communication only with compile.enable and tp > 1");
+    if (c.knobs.plan.tp_overlap && (!compile || tp == 1)) r.fail("async_tp", "torchtitan overlaps tensor-parallel communication only with compile.enable, \"model\" in compile.components and tp > 1");
     // Expert ranks: carved from dp_shard x cp x tp / etp (parallel_dims.py sparse mesh).
     const Int ep = r.opt("ep").value_or(1);
     if (ep > 1) {
