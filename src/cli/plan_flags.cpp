@@ -11,11 +11,6 @@ namespace ridgeline::cli {
 
 namespace {
 
-template <typename... Ts>
-struct Overloaded : Ts... {
-    using Ts::operator()...;
-};
-
 std::string flag_name(const PlanKnob& knob) { return "--" + std::string(knob.flag); }
 
 // Whole numbers only: a fractional micro-batch would be rounded in the error that refuses it.
@@ -36,20 +31,14 @@ void add_plan_flags(CLI::App& command, PlanFlags& flags, bool search) {
         if (search && knob.search == InSearch::no) continue;
         const std::string name = flag_name(knob);
         const std::string help = std::string(knob.help) + (search && knob.search == InSearch::searched ? " (searched when left out)" : "");
+        const CLI::Range count_range(static_cast<std::int64_t>(knob.min), static_cast<std::int64_t>(knob.max));
         const auto text_option = [&] {
             CLI::Option* option = command.add_option(name, flags.text[i], help);
             if (!knob.choices.empty()) option->check(CLI::IsMember(io::split_list(std::string(knob.choices))));
-            return option;
         };
         std::visit(Overloaded{
-                       [&](std::int64_t Plan::*) {
-                           command.add_option(name, flags.count[i], help)
-                               ->check(CLI::Range(static_cast<std::int64_t>(knob.min), static_cast<std::int64_t>(knob.max)));
-                       },
-                       [&](std::optional<int> Plan::*) {
-                           command.add_option(name, flags.count[i], help)
-                               ->check(CLI::Range(static_cast<std::int64_t>(knob.min), static_cast<std::int64_t>(knob.max)));
-                       },
+                       [&](std::int64_t Plan::*) { command.add_option(name, flags.count[i], help)->check(count_range); },
+                       [&](std::optional<int> Plan::*) { command.add_option(name, flags.count[i], help)->check(count_range); },
                        [&](double Plan::*) {
                            CLI::Option* option = command.add_option(name, flags.number[i], help)->check(CLI::Range(knob.min, knob.max));
                            if (knob.whole) option->check(kWhole);
@@ -60,11 +49,7 @@ void add_plan_flags(CLI::App& command, PlanFlags& flags, bool search) {
                            command.add_option(name, flags.text[i], help)
                                ->check(CLI::IsMember(std::vector<std::string>(kScheduleNames.begin(), kScheduleNames.end())));
                        },
-                       [&](std::vector<std::int64_t> Plan::*) {
-                           command.add_option(name, flags.counts[i], help)
-                               ->delimiter(',')
-                               ->check(CLI::Range(static_cast<std::int64_t>(knob.min), static_cast<std::int64_t>(knob.max)));
-                       },
+                       [&](std::vector<std::int64_t> Plan::*) { command.add_option(name, flags.counts[i], help)->delimiter(',')->check(count_range); },
                        [&](auto) { text_option(); },  // names, dtypes, policies, lists of axes
                    },
                    knob.member);

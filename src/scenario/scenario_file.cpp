@@ -31,11 +31,6 @@ std::string beside(const std::filesystem::path& scenario, const std::string& nam
     return std::filesystem::exists(local, error) ? local.string() : name;
 }
 
-template <typename... Ts>
-struct Overloaded : Ts... {
-    using Ts::operator()...;
-};
-
 // One knob of the plan object; left out or null, the plan keeps its default.
 void read_knob(io::JsonObject& plan, const PlanKnob& knob, Plan& p, const std::filesystem::path& path, const std::filesystem::path& data_dir) {
     const std::string key = knob.key;
@@ -49,11 +44,11 @@ void read_knob(io::JsonObject& plan, const PlanKnob& knob, Plan& p, const std::f
         if (static_cast<double>(value) > knob.max) plan.fail(key, "at most " + std::to_string(static_cast<std::int64_t>(knob.max)) + flag);
         return value;
     };
-    const auto name = [&](std::string_view choices) {
+    const auto name = [&] {
         const std::string text = plan.string(key);
-        const auto names = io::split_list(std::string(choices));
-        if (!choices.empty() && std::find(names.begin(), names.end(), text) == names.end())
-            plan.fail(key, "expected one of " + std::string(choices) + ", found \"" + text + "\"");
+        const auto names = io::split_list(std::string(knob.choices));
+        if (!knob.choices.empty() && std::find(names.begin(), names.end(), text) == names.end())
+            plan.fail(key, "expected one of " + std::string(knob.choices) + ", found \"" + text + "\"");
         return text;
     };
     std::visit(Overloaded{
@@ -70,8 +65,8 @@ void read_knob(io::JsonObject& plan, const PlanKnob& knob, Plan& p, const std::f
                    },
                    [&](bool Plan::*m) { p.*m = plan.boolean(key, p.*m); },
                    [&](std::optional<bool> Plan::*m) { p.*m = plan.boolean(key, true); },
-                   [&](std::string Plan::*m) { p.*m = name(knob.choices); },
-                   [&](Dtype Plan::*m) { p.*m = *parse_dtype(name(knob.choices)); },
+                   [&](std::string Plan::*m) { p.*m = name(); },
+                   [&](Dtype Plan::*m) { p.*m = *parse_dtype(name()); },
                    [&](PipelineSchedule Plan::*m) {
                        const std::string text = plan.string(key);
                        const auto schedule = parse_schedule(text);

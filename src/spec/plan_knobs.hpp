@@ -1,8 +1,9 @@
 #pragma once
 // The training plan's knobs beyond its degrees (those are kDegreeFields), a row each: the field a
-// scenario file names it by, the flag of `train`, the Plan member it sets, its bounds or choices.
-// `train`'s flags and the scenario reader iterate over this table, and the scenario schema is held
-// to it by a test: a new knob is a Plan member, a row here and its meaning in the engine.
+// scenario file names it by, the flag of `train` and `search train`, the Plan member it sets, what
+// the search does with it, its bounds or choices. The flags, the scenario reader, the launch-file
+// readers (GivenKnobs) and the search's constraints go through this table, and a test holds the
+// scenario schema to it: a new knob is a Plan member, a row here and its meaning in the engine.
 #include <array>
 #include <bitset>
 #include <optional>
@@ -22,6 +23,12 @@ namespace ridgeline {
 using KnobMember = std::variant<std::int64_t Plan::*, bool Plan::*, std::optional<bool> Plan::*, std::optional<int> Plan::*,
                                 double Plan::*, std::string Plan::*, Dtype Plan::*, PipelineSchedule Plan::*,
                                 RecomputePolicy Plan::*, std::vector<std::int64_t> Plan::*, std::vector<std::string> Plan::*>;
+
+// A visitor of the knob's member from one lambda per type.
+template <typename... Ts>
+struct Overloaded : Ts... {
+    using Ts::operator()...;
+};
 
 // What `search train` does with a knob: takes no flag for it, keeps it as given (Plan's default
 // when not), or tries every value when it is not given.
