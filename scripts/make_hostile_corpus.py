@@ -414,6 +414,11 @@ def round_three():
         ("scenario-precision-fp7.json", [("plan.precision", "fp7")], "precision"),
         ("scenario-unknown-key.json", [("plan.tensor_parallel", 8)], "plan.tensor_parallel"),
         ("scenario-chips-text.json", [("chips", "512")], "chips"),
+        ("scenario-placement-empty.json", [("plan.placement", [])], "plan.placement"),
+        ("scenario-placement-twice.json", [("plan.placement", ["tensor", "tensor"])], "plan.placement"),
+        ("scenario-placement-galaxy.json", [("plan.placement", ["tensor", "galaxy"])], "plan.placement"),
+        ("scenario-micro-batch-fraction.json", [("plan.micro_batch_seqs", 1.5)], "plan.micro_batch_seqs"),
+        ("scenario-dispatcher-nccl.json", [("plan.moe_dispatcher", "nccl")], "plan.moe_dispatcher"),
     ]:
         case(name, scenario, edits, "train --scenario {file}", [name, field])
 

@@ -114,6 +114,19 @@ TEST_CASE("each knob set in a scenario file and by its flag gives the same plan,
     }
 }
 
+TEST_CASE("a scenario's placement names each plan axis once, and at least one") {
+    for (const json& axes : {json::array(), json::array({"tensor", "tensor"})}) {
+        const auto path = scenario_with("placement", axes);
+        CAPTURE(axes.dump());
+        try {
+            (void)load_scenario_file(path, test::source_dir());
+            FAIL("accepted");
+        } catch (const InputError& e) {
+            CHECK(e.field() == "plan.placement");
+        }
+    }
+}
+
 TEST_CASE("a knob out of its range is refused by the scenario reader naming plan.<key>, and by its flag") {
     for (const PlanKnob& knob : kPlanKnobs) {
         const std::string key = knob.key;

@@ -76,11 +76,15 @@ void read_knob(io::JsonObject& plan, const PlanKnob& knob, Plan& p, const std::f
                    [&](RecomputePolicy Plan::*m) { p.*m = resolve_recompute(plan.string(key), data_dir, path.string(), plan.field_path(key)); },
                    [&](std::vector<std::int64_t> Plan::*m) { p.*m = plan.positive_int_list(key); },
                    [&](std::vector<std::string> Plan::*m) {
-                       p.*m = plan.string_list(key);
-                       for (const std::string& axis : p.*m)
+                       const std::vector<std::string> axes = plan.string_list(key);
+                       if (axes.empty()) plan.fail(key, "empty: name the plan's axes innermost first, or leave the field out");
+                       for (const std::string& axis : axes) {
                            if (std::find_if(kPlanAxisNames.begin(), kPlanAxisNames.end(), [&](const char* n) { return axis == n; }) ==
                                kPlanAxisNames.end())
                                plan.fail(key, "\"" + axis + "\" is not a plan axis (data, fsdp, expert, tensor, context, pipeline)");
+                           if (std::count(axes.begin(), axes.end(), axis) > 1) plan.fail(key, "\"" + axis + "\" named twice");
+                       }
+                       p.*m = axes;
                    },
                },
                knob.member);
