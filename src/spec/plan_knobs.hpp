@@ -29,6 +29,8 @@ template <typename... Ts>
 struct Overloaded : Ts... {
     using Ts::operator()...;
 };
+template <typename... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;  // clang before 17 deduces no aggregate's arguments without it
 
 // What `search train` does with a knob: takes no flag for it, keeps it as given (Plan's default
 // when not), or tries every value when it is not given.
