@@ -10,7 +10,6 @@
 #include "io/catalog_lookup.hpp"
 #include "io/json_reader.hpp"
 #include "io/quantity_text.hpp"
-#include "mesh/plan_axes.hpp"
 #include "stack/stack_file.hpp"
 #include "model/model_catalog.hpp"
 #include "model/plausible_sizes.hpp"
@@ -78,12 +77,7 @@ void read_knob(io::JsonObject& plan, const PlanKnob& knob, Plan& p, const std::f
                    [&](std::vector<std::string> Plan::*m) {
                        const std::vector<std::string> axes = plan.string_list(key);
                        if (axes.empty()) plan.fail(key, "empty: name the plan's axes innermost first, or leave the field out");
-                       for (const std::string& axis : axes) {
-                           if (std::find_if(kPlanAxisNames.begin(), kPlanAxisNames.end(), [&](const char* n) { return axis == n; }) ==
-                               kPlanAxisNames.end())
-                               plan.fail(key, "\"" + axis + "\" is not a plan axis (data, fsdp, expert, tensor, context, pipeline)");
-                           if (std::count(axes.begin(), axes.end(), axis) > 1) plan.fail(key, "\"" + axis + "\" named twice");
-                       }
+                       if (const auto fault = placement_fault(axes)) plan.fail(key, fault->field + ": " + fault->message);
                        p.*m = axes;
                    },
                },

@@ -177,11 +177,7 @@ void Search::check_fixed() const {
     if (etp && *etp != 1 && f.tp && *etp != *f.tp) throw InputError(kRequest, "etp", "must be 1 or equal to tp");
     if (const auto placement = f.knob(&Plan::placement)) {
         if (placement->size() > kAxisNames.size()) throw InputError(kRequest, "placement", "names more axes than a plan has");
-        for (const auto& name : *placement) {
-            if (std::find(kAxisNames.begin(), kAxisNames.end(), name) == kAxisNames.end())
-                throw InputError(kRequest, std::string("placement.") + name, "not a plan axis (data, fsdp, expert, tensor, context, pipeline)");
-            if (std::count(placement->begin(), placement->end(), name) > 1) throw InputError(kRequest, std::string("placement.") + name, "axis named twice");
-        }
+        if (const auto fault = placement_fault(*placement)) throw InputError(kRequest, fault->field, fault->message);
     }
     if (!spec_.chip.supports(spec_.precision))
         throw InputError(kRequest, "precision", spec_.chip.name + " has no " + std::string(dtype_name(spec_.precision)) + " arithmetic");

@@ -1,5 +1,6 @@
 #include "spec/plan_check.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ridgeline {
@@ -41,6 +42,15 @@ PlanFault explain(Rejection why, const ModelSpec& m, const Degrees& g, const Pla
         default: break;
     }
     return {"plan", "not a rule of the model"};  // the search's own verdicts have no field here
+}
+
+std::optional<PlanFault> placement_fault(const std::vector<std::string>& axes) {
+    for (const std::string& axis : axes) {
+        if (std::find(kPlanAxisNames.begin(), kPlanAxisNames.end(), axis) == kPlanAxisNames.end())
+            return PlanFault{"placement." + axis, "not a plan axis (data, fsdp, expert, tensor, context, pipeline)"};
+        if (std::count(axes.begin(), axes.end(), axis) > 1) return PlanFault{"placement." + axis, "axis named twice"};
+    }
+    return std::nullopt;
 }
 
 std::optional<double> batch_sequences(double batch_tokens, double seq_len) {

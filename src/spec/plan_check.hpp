@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/model_spec.hpp"
 #include "spec/plan.hpp"
@@ -39,6 +40,10 @@ struct PlanWorkload {
     double batch_seqs = 0;
     const char* batch_field = "global_batch";  // where the batch was given
 };
+
+// The first fault of an axis order (plan axes innermost first, some may be left out): a name that is
+// no plan axis, or an axis named twice. The field is "placement.<name>".
+[[nodiscard]] std::optional<PlanFault> placement_fault(const std::vector<std::string>& axes);
 
 // A batch given in tokens as sequences of seq_len: nullopt unless that is a whole number, at least
 // one. Flags, scenario files and the search take a batch in either unit through this.
