@@ -213,6 +213,53 @@ TEST_CASE("from maxtext: base.yml's defaults: one -1 on ICI and one on DCN, sequ
                    "--fsdp 64 --dp 64 --seq-len 2048 --global-batch-seqs 768 --micro-batch 12 --recompute full");
 }
 
+TEST_CASE("from maxtext: its 2023-12 recipe scripts read as published (python3 MaxText/train.py base.yml key=value ...)") {
+    const auto file = [](const std::string& name) { return ridgeline::test::data_file("launch/maxtext/" + name).string(); };
+    // Every script: sequences of 2048 (max_target_length), per_device_batch_size x the chips a step,
+    // ici_fsdp_parallelism -1 where not given (base.yml): the fsdp axis takes the chips the tensor
+    // axis leaves, one slice (dcn_data_parallelism -1 over one). A v5e-256 slice is 256 chips; a
+    // v5p-N or v4-N slice N / 2 (two TensorCores a chip). The models are MaxText's of the day
+    // (launch/maxtext/models/, from base.yml and get_individual_scales).
+    const auto reads = [&](const std::string& model, const std::string& hardware, int chips, const std::string& name, const std::string& hand) {
+        CAPTURE(name);
+        check_reads_as("--model " + file("models/" + model + ".json") + " --hardware " + hardware + " --chips " + std::to_string(chips), "maxtext", file(name),
+                       hand + " --seq-len 2048");
+    };
+    // v5e-256: fsdp 256; 6, 4 and 2 a device: 1536, 1024 and 512 sequences, a micro-batch of 6, 4, 2.
+    reads("maxtext-16b", "tpu-v5e", 256, "v5e/16b.sh", "--fsdp 256 --dp 256 --global-batch-seqs 1536 --micro-batch 6 --recompute full");
+    reads("maxtext-32b", "tpu-v5e", 256, "v5e/32b.sh", "--fsdp 256 --dp 256 --global-batch-seqs 1024 --micro-batch 4 --recompute full");
+    reads("maxtext-64b", "tpu-v5e", 256, "v5e/64b.sh", "--fsdp 256 --dp 256 --global-batch-seqs 512 --micro-batch 2 --recompute full");
+    // fsdp 16 x tensor 16; 1 a device: 256 sequences over 16 replicas, 16 each.
+    reads("maxtext-128b", "tpu-v5e", 256, "v5e/128b.sh", "--fsdp 16 --dp 16 --tp 16 --global-batch-seqs 256 --micro-batch 16 --recompute full");
+    // v5p-128 (64 chips), tensor 4: fsdp 16; 8 and 4 a device: 512 and 256 sequences, 32 and 16 a replica; remat minimal.
+    for (const std::string dir : {"v5p", "experimental"}) {
+        reads("maxtext-32b", "tpu-v5p", 64, dir + "/32b.sh", "--fsdp 16 --dp 16 --tp 4 --global-batch-seqs 512 --micro-batch 32 --recompute maxtext-minimal");
+        reads("maxtext-64b", "tpu-v5p", 64, dir + "/64b.sh", "--fsdp 16 --dp 16 --tp 4 --global-batch-seqs 256 --micro-batch 16 --recompute maxtext-minimal");
+        // v5p-256 (128 chips), tensor 8: fsdp 16; 2 a device: 256 sequences, 16 a replica.
+        reads("maxtext-128b", "tpu-v5p", 128, dir + "/128b.sh", "--fsdp 16 --dp 16 --tp 8 --global-batch-seqs 256 --micro-batch 16 --recompute maxtext-minimal");
+        // v5p-1024 (512 chips): tensor 8 x fsdp 64, then tensor 16 x fsdp 32 and full remat; 1024 sequences.
+        reads("maxtext-256b", "tpu-v5p", 512, dir + "/256b.sh", "--fsdp 64 --dp 64 --tp 8 --global-batch-seqs 1024 --micro-batch 16 --recompute maxtext-minimal");
+        reads("maxtext-512b", "tpu-v5p", 512, dir + "/512b.sh", "--fsdp 32 --dp 32 --tp 16 --global-batch-seqs 1024 --micro-batch 32 --recompute full");
+        // v5p-2048 (1024 chips): tensor 16 x fsdp 64; 2048 sequences, 32 a replica.
+        reads("maxtext-1024b", "tpu-v5p", 1024, dir + "/1024b.sh", "--fsdp 64 --dp 64 --tp 16 --global-batch-seqs 2048 --micro-batch 32 --recompute full");
+    }
+    // v4-128 (64 chips), fsdp 64, 16 a device: 1024 sequences; v4-384 (192 chips), fsdp 192, 10 a device: 1920.
+    reads("maxtext-22b", "tpu-v4", 64, "v4/22b.sh", "--fsdp 64 --dp 64 --global-batch-seqs 1024 --micro-batch 16 --recompute full");
+    reads("maxtext-52b", "tpu-v4", 192, "v4/52b.sh", "--fsdp 192 --dp 192 --global-batch-seqs 1920 --micro-batch 10 --recompute full");
+}
+
+TEST_CASE("from maxtext: a recipe script is refused where it starts from another config, trains in int8 or passes a word that is no override") {
+    const std::string base = "train --model llama2-7b --hardware tpu-v5e --chips 256 --from maxtext ";
+    const std::string other = write_file("other.sh", "python3 MaxText/train.py MaxText/configs/mine.yml per_device_batch_size=2\n");
+    expect_refusal(base + other, {other, "mine.yml", "base.yml"});
+    const std::string int8 = write_file("int8.sh", "python3 MaxText/train.py MaxText/configs/base.yml int8_training=true\n");
+    expect_refusal(base + int8, {int8, "int8_training", "int8"});
+    const std::string word = write_file("word.sh", "python3 MaxText/train.py MaxText/configs/base.yml --steps 30\n");
+    expect_refusal(base + word, {word, "--steps", "key=value"});
+    const std::string none = write_file("none.sh", "echo nothing to launch\n");
+    expect_refusal(base + none, {none, "no launch command"});
+}
+
 TEST_CASE("from maxtext: unknown keys, contradictory sizes and malformed YAML are refused naming the file and the key") {
     const std::string base = "train --model llama3-8b --hardware tpu-v5p --from maxtext ";
     const std::string unknown = write_file("unknown.yml", "ici_fsdp_parallelism: 8\ndcn_data_parallelism: 1\nuse_magic: true\n");

@@ -118,6 +118,15 @@ EmitterSpec load_emitter_file(const std::filesystem::path& path) {
         }
         ignored->finish();
     }
+    if (auto neutral = root.optional_object("neutral_values")) {
+        for (const std::string& key : neutral->keys()) {
+            io::JsonObject n = neutral->object(key);
+            spec.neutral_values[key] = {read_value(n, "value"), n.string("source")};
+            if (spec.neutral_values[key].second.empty()) n.fail("source", "empty: say where the value comes from and what another would change");
+            n.finish();
+        }
+        neutral->finish();
+    }
     root.finish();
     return spec;
 }

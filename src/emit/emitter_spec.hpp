@@ -55,6 +55,9 @@ struct EmitterSpec {
     // with why. Any other key a file gives that no setting names is refused.
     std::map<std::string, EmitValue> read_defaults;
     std::map<std::string, std::string> ignored;
+    // Keys read only at the value that changes nothing Ridgeline models (MaxText's int8_training:
+    // false); another value is refused. Key -> the value and its source.
+    std::map<std::string, std::pair<EmitValue, std::string>> neutral_values;
     std::string file;  // where it was read from, for errors
 };
 

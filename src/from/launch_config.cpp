@@ -83,6 +83,13 @@ Settings match_settings(const EmitterSpec& spec, const LaunchEntries& in) {
         }
         out[id] = *best;
     }
+    for (const auto& [key, neutral] : spec.neutral_values) {
+        const auto it = present.find(key);
+        if (it == present.end()) continue;
+        if (it->second != neutral.first.text)
+            throw InputError(in.file, key, "\"" + it->second + "\" changes what Ridgeline models: it reads this key only as " + neutral.first.text + " (" + neutral.second + ")");
+        consumed.insert(key);
+    }
     // Every unread key at once: a real file has many, and finding them one run at a time is slow.
     std::vector<std::string> unread;
     for (const EmitEntry& e : in.entries)

@@ -47,8 +47,9 @@ struct LaunchEntries {
 // The readers: Megatron-LM arguments (one or more a line, '\' continuations, '#' comments; or
 // the launch command of a shell script, from/shell_script.hpp; a repeated flag keeps its last
 // value, as argparse does), a
-// MaxText YAML override (yaml-cpp) and a torchtitan TOML job file (toml++, tables flattened to
-// dotted keys).
+// MaxText YAML override (yaml-cpp) or recipe script (a .sh file whose `python3 MaxText/train.py
+// base.yml key=value ...` line is read statically), and a torchtitan TOML job file (toml++, tables
+// flattened to dotted keys).
 [[nodiscard]] LaunchEntries read_arguments_file(const std::filesystem::path& path);
 [[nodiscard]] LaunchEntries read_yaml_file(const std::filesystem::path& path);
 [[nodiscard]] LaunchEntries read_toml_file(const std::filesystem::path& path);

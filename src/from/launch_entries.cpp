@@ -91,8 +91,45 @@ LaunchEntries read_arguments_file(const std::filesystem::path& path) {
     return out;
 }
 
+namespace {
+
+// MaxText's pyconfig parses a switch with string_to_bool, as YAML spells it either way.
+std::string lower_switch(std::string value) {
+    if (value == "True" || value == "TRUE") return "true";
+    if (value == "False" || value == "FALSE") return "false";
+    return value;
+}
+
+// A MaxText recipe script (MaxText/configs/v5e/16b.sh): its `python3 MaxText/train.py CONFIG
+// key=value ...` line, read statically. pyconfig loads CONFIG, then sets each key=value over it
+// (MaxText/pyconfig.py _load_kwargs splits each argument at '='); the defaults Ridgeline reads are
+// base.yml's, so the script must start from base.yml.
+LaunchEntries read_maxtext_script(const std::string& text, const std::string& file) {
+    LaunchEntries out{file, {}, {}, 0};
+    const LaunchCommand command = read_launch_command(text, file);
+    if (command.args.empty() || command.args.front().text.find('=') != std::string::npos)
+        throw InputError(file, "line " + std::to_string(command.line), "expected " + command.script + " CONFIG.yml key=value ... (MaxText's pyconfig reads its configuration file first)");
+    const ShellWord& config = command.args.front();
+    if (config.unknown) throw InputError(file, "line " + std::to_string(command.line), "the configuration file is not known statically: " + *config.unknown);
+    if (std::filesystem::path(config.text).filename() != "base.yml")
+        throw InputError(file, config.text, "the script starts from this configuration, not MaxText's base.yml, whose defaults Ridgeline reads: give that file to --from with the script's overrides in it");
+    for (std::size_t k = 1; k < command.args.size(); ++k) {
+        const ShellWord& w = command.args[k];
+        const std::size_t eq = w.text.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw InputError(file, w.text, "expected key=value (line " + std::to_string(command.line) + "): MaxText reads its command line as overrides of " + config.text);
+        const std::string key = w.text.substr(0, eq);
+        if (w.unknown) out.unknown.emplace(key, *w.unknown);
+        out.entries.push_back({key, {EmitValue::Kind::text, lower_switch(w.text.substr(eq + 1))}});
+    }
+    return out;
+}
+
+}  // namespace
+
 LaunchEntries read_yaml_file(const std::filesystem::path& path) {
     LaunchEntries out{path.string(), {}, {}, 0};
+    if (path.extension() == ".sh") return read_maxtext_script(read_text(path), out.file);
     YAML::Node root;
     try {
         // Every document: a second one would otherwise be dropped unread.
@@ -113,10 +150,7 @@ LaunchEntries read_yaml_file(const std::filesystem::path& path) {
             continue;
         }
         if (!item.second.IsScalar()) throw InputError(out.file, key, "expected one value (a number, text or true/false)");
-        std::string value = item.second.Scalar();
-        if (value == "True" || value == "TRUE") value = "true";
-        if (value == "False" || value == "FALSE") value = "false";
-        out.entries.push_back({key, {EmitValue::Kind::text, value}});
+        out.entries.push_back({key, {EmitValue::Kind::text, lower_switch(item.second.Scalar())}});
     }
     return out;
 }

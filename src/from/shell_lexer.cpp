@@ -60,9 +60,15 @@ public:
 
 private:
     char peek(std::size_t ahead) const { return i_ + ahead < t_.size() ? t_[i_ + ahead] : '\0'; }
-    // A backslash before a newline joins the lines: both are dropped.
+    // A backslash before a newline joins the lines: both are dropped. bash drops one that ends the
+    // file as well (MaxText's configs/experimental/*.sh end so).
     bool skip_line_continuation() {
-        if (t_[i_] != '\\' || peek(1) != '\n') return false;
+        if (t_[i_] != '\\') return false;
+        if (i_ + 1 == t_.size()) {
+            ++i_;
+            return true;
+        }
+        if (peek(1) != '\n') return false;
         i_ += 2;
         ++line_;
         return true;
@@ -133,6 +139,7 @@ private:
     RawWord word() {
         RawWord w;
         while (i_ < t_.size()) {
+            if (i_ + 1 == t_.size() && skip_line_continuation()) break;
             const char c = t_[i_];
             if (c == '\\' && i_ + 1 < t_.size()) {
                 if (t_[i_ + 1] == '\n') {
