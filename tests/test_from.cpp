@@ -329,6 +329,23 @@ TEST_CASE("from torchtitan: v0.2.2's own job files read as published, or are ref
                    {"llama3_405b.toml", "model.converters", "float8"});
 }
 
+TEST_CASE("from torchtitan: v0.1.0's job files read in that release's names (training.compile, [float8], converter \"float8\")") {
+    const auto file = [](const std::string& name) { return ridgeline::test::data_file("launch/torchtitan/v0.1.0/" + name).string(); };
+    // The same plans as v0.2.2's files: training.compile = false is compile.enable = false.
+    check_reads_as("--model llama3.1-8b --hardware dgx-a100 --chips 64", "torchtitan", file("llama3_8b.toml"),
+                   "--fsdp 64 --seq-len 8192 --global-batch-seqs 64 --micro-batch 1 --recompute torchtitan-op --stack pytorch-eager");
+    check_reads_as("--model llama3.1-70b --hardware dgx-a100 --chips 64", "torchtitan", file("llama3_70b.toml"),
+                   "--tp 8 --sp --fsdp 8 --seq-len 8192 --global-batch-seqs 64 --micro-batch 8 --recompute full --stack pytorch-eager");
+    // "a preset for 128 H100 GPUs": tp 8, fsdp the 16 ranks left, 2 sequences each (32); converters
+    // ["float8"], v0.1.0's name for the fp8 linear converter, in a file its [float8] table marks as
+    // v0.1.0; training.compile = true compiles the model, so async TP is read.
+    check_reads_as("--model llama3-405b --hardware dgx-h100 --chips 128", "torchtitan", file("llama3_405b.toml"),
+                   "--tp 8 --sp --tp-overlap --fsdp 16 --seq-len 8192 --global-batch-seqs 32 --micro-batch 2 --recompute full --precision fp8 --stack torchtitan");
+    // A file mixing the releases' names for one setting is refused naming both.
+    const std::string mixed = write_file("mixed.toml", "[training]\ncompile = false\n[compile]\nenable = true\n");
+    expect_refusal("train --model llama3.1-8b --hardware dgx-h100 --chips 8 --from torchtitan " + mixed, {mixed, "training.compile", "compile.enable", "v0.1.0"});
+}
+
 TEST_CASE("from torchtitan: unknown, contradictory and malformed settings are refused naming the file and the key") {
     const std::string base = "train --model llama3-8b --hardware dgx-h100 --chips 64 --from torchtitan ";
     const std::string ac = "[activation_checkpoint]\nmode = \"full\"\n";

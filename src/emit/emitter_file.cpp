@@ -127,6 +127,29 @@ EmitterSpec load_emitter_file(const std::filesystem::path& path) {
         }
         neutral->finish();
     }
+    if (root.has("older_versions")) {
+        const nlohmann::json& versions = root.raw("older_versions");
+        if (!versions.is_array()) root.fail("older_versions", "expected a list of earlier releases' names");
+        for (std::size_t i = 0; i < versions.size(); ++i) {
+            io::JsonObject v(versions[i], path.string(), root.field_path("older_versions") + "[" + std::to_string(i) + "]");
+            EmitOlderVersion older{v.string("version"), v.string("source"), {}, {}};
+            if (older.source.empty()) v.fail("source", "empty: say where the release's names come from");
+            io::JsonObject keys = v.object("renamed_keys");
+            for (const std::string& key : keys.keys()) older.renamed_keys[key] = keys.string(key);
+            keys.finish();
+            if (older.renamed_keys.empty()) v.fail("renamed_keys", "empty: a release is told by a key it names differently");
+            if (auto values = v.optional_object("renamed_values")) {
+                for (const std::string& key : values->keys()) {
+                    io::JsonObject renames = values->object(key);
+                    for (const std::string& old_value : renames.keys()) older.renamed_values[key][old_value] = renames.string(old_value);
+                    renames.finish();
+                }
+                values->finish();
+            }
+            v.finish();
+            spec.older_versions.push_back(std::move(older));
+        }
+    }
     root.finish();
     return spec;
 }

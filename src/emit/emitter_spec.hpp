@@ -43,6 +43,14 @@ struct EmitDocumentation {
     std::string version, url, notes;
 };
 
+// An earlier release's names, so that its files read (emitters/*.json "older_versions"): a file
+// giving one of its old keys is read as that release's, its keys and values renamed to today's.
+struct EmitOlderVersion {
+    std::string version, source;
+    std::map<std::string, std::string> renamed_keys;                           // old key -> today's
+    std::map<std::string, std::map<std::string, std::string>> renamed_values;  // today's key -> old value -> today's
+};
+
 struct EmitterSpec {
     std::string name, description;
     std::string framework;  // as people name it ("Megatron-Core")
@@ -58,6 +66,7 @@ struct EmitterSpec {
     // Keys read only at the value that changes nothing Ridgeline models (MaxText's int8_training:
     // false); another value is refused. Key -> the value and its source.
     std::map<std::string, std::pair<EmitValue, std::string>> neutral_values;
+    std::vector<EmitOlderVersion> older_versions;
     std::string file;  // where it was read from, for errors
 };
 

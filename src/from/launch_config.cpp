@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "emit/emitter_file.hpp"
@@ -337,6 +338,39 @@ LaunchConfig maxtext(const SettingReader& r, Int layers, Int chips) {
 
 }  // namespace
 
+namespace {
+
+// A file in an earlier release's names (one of its old keys marks it) read in today's: keys and
+// values renamed, so that one table of settings reads every release. A value alone marks nothing:
+// torchtitan v0.2 refuses v0.1's converter name "float8", and so does Ridgeline in a v0.2 file.
+void rename_older_version(const EmitterSpec& spec, LaunchEntries& in) {
+    for (const EmitOlderVersion& older : spec.older_versions) {
+        if (std::none_of(in.entries.begin(), in.entries.end(), [&](const EmitEntry& e) { return older.renamed_keys.count(e.key) != 0; })) continue;
+        for (EmitEntry& e : in.entries) {
+            const auto renamed = older.renamed_keys.find(e.key);
+            if (renamed == older.renamed_keys.end()) continue;
+            if (std::any_of(in.entries.begin(), in.entries.end(), [&](const EmitEntry& other) { return other.key == renamed->second; }))
+                throw InputError(in.file, e.key, spec.framework + " " + older.version + "'s name for " + renamed->second + ", which the file gives as well");
+            if (const auto unknown = in.unknown.extract(e.key)) in.unknown.emplace(renamed->second, unknown.mapped());
+            e.key = renamed->second;
+        }
+        for (EmitEntry& e : in.entries) {
+            const auto values = older.renamed_values.find(e.key);
+            if (values == older.renamed_values.end()) continue;
+            std::istringstream items(e.value.text);
+            std::string item, text;
+            while (items >> item) {
+                const auto renamed = values->second.find(item);
+                text += (text.empty() ? "" : " ") + (renamed == values->second.end() ? item : renamed->second);
+            }
+            e.value.text = text;
+        }
+        return;
+    }
+}
+
+}  // namespace
+
 LaunchConfig read_launch_config(const std::string& framework, const std::filesystem::path& path, const std::filesystem::path& data_dir,
                                 const ModelSpec& model, Int chips) {
     const EmitterSpec spec = resolve_emitter(framework, data_dir, "--from");
@@ -349,6 +383,7 @@ LaunchConfig read_launch_config(const std::string& framework, const std::filesys
     const auto given = [&](const std::string& key) {
         return std::any_of(entries.entries.begin(), entries.entries.end(), [&](const EmitEntry& e) { return e.key == key; });
     };
+    rename_older_version(spec, entries);
     if (spec.name == "megatron" && given("--use-megatron-fsdp"))
         std::erase_if(entries.entries, [](const EmitEntry& e) { return e.key == "--use-distributed-optimizer"; });
     const Settings settings = match_settings(spec, entries);
