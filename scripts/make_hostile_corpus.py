@@ -446,7 +446,25 @@ def round_three():
         ("launch-maxtext-list-value.yml", "per_device_batch_size:\n  - 1\n  - 2\n", ["per_device_batch_size"]),
     ]:
         case(name, None, [], maxtext_from + "{file}", [name] + needles, raw=raw)
+    # MaxText recipe scripts (a .sh file's python3 MaxText/train.py base.yml key=value line).
+    recipe = "#!/bin/bash\npython3 MaxText/train.py MaxText/configs/base.yml {args}\n"
     for name, raw, needles in [
+        ("launch-maxtext-script-other-config.sh", "#!/bin/bash\npython3 MaxText/train.py configs/mine.yml steps=3\n", ["mine.yml", "base.yml"]),
+        ("launch-maxtext-script-no-config.sh", "#!/bin/bash\npython3 MaxText/train.py per_device_batch_size=2\n", ["line 2", "CONFIG.yml"]),
+        ("launch-maxtext-script-flag.sh", recipe.replace("{args}", "--steps 30"), ["--steps", "key=value"]),
+        ("launch-maxtext-script-int8.sh", recipe.replace("{args}", "int8_training=true"), ["int8_training", "true"]),
+        ("launch-maxtext-script-tp-environment.sh", recipe.replace("{args}", "ici_tensor_parallelism=$TP"),
+         ["ici_tensor_parallelism", "$TP", "environment"]),
+        ("launch-maxtext-script-batch-huge.sh", recipe.replace("{args}", "per_device_batch_size=1e12"), ["per_device_batch_size"]),
+        ("launch-maxtext-script-two-launches.sh", recipe.replace("{args}", "steps=1") + "python3 MaxText/train.py MaxText/configs/base.yml steps=2\n",
+         ["more than one launch command"]),
+        ("launch-maxtext-script-unknown-key.sh", recipe.replace("{args}", "use_magic=true steps=3 also_magic=1"), ["use_magic", "also_magic"]),
+    ]:
+        case(name, None, [], maxtext_from + "{file}", [name] + needles, raw=raw)
+    for name, raw, needles in [
+        ("launch-torchtitan-mixed-versions.toml", "[training]\ncompile = false\n[compile]\nenable = true\n",
+         ["training.compile", "compile.enable", "v0.1.0"]),
+        ("launch-torchtitan-v01-compile-text.toml", "[training]\ncompile = \"yes\"\n", ["compile.enable", "yes"]),
         ("launch-torchtitan-tp-zero.toml", "[parallelism]\ntensor_parallel_degree = 0\n", ["tensor_parallel_degree"]),
         ("launch-torchtitan-seq-huge.toml", "[training]\nseq_len = 1000000000000\n", ["seq_len"]),
         ("launch-torchtitan-batch-negative.toml", "[training]\nlocal_batch_size = -1\n", ["local_batch_size"]),
