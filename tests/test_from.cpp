@@ -92,6 +92,26 @@ TEST_CASE("from megatron: a hand-written launch script gives the degrees worked 
     CHECK(override_tp.out.find("--tensor-model-parallel-size 2") != std::string::npos);
 }
 
+TEST_CASE("from megatron: --account-for-embedding/loss-in-pipeline-split and --recompute-activations read as Megatron-LM reads them") {
+    // 32 layers + the embedding = 33 slots over pp 3: 11 a stage, the first holding 10 transformer
+    // layers; + the loss as well = 34 over pp 2: 17 a stage, 16 transformer layers in each.
+    // No --use-distributed-optimizer or --overlap-grad-reduce: ZeRO 0, no overlap; no batch sizes: the command line's.
+    const std::string embedding = write_file("embedding.args", "--pipeline-model-parallel-size 3 --bf16 --account-for-embedding-in-pipeline-split\n");
+    check_reads_as("--model llama3-8b --hardware dgx-h100 --chips 24", "megatron", embedding,
+                   "--pp 3 --stage-layers 10,11,11 --zero 0 --overlap off");
+    const std::string both = write_file("both.args",
+                                        "--pipeline-model-parallel-size 2 --bf16 --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split\n");
+    check_reads_as("--model llama3-8b --hardware dgx-h100 --chips 16", "megatron", both,
+                   "--pp 2 --zero 0 --overlap off");
+    const std::string odd = write_file("odd.args", "--pipeline-model-parallel-size 4 --bf16 --account-for-embedding-in-pipeline-split\n");
+    expect_refusal("train --model llama3-8b --hardware dgx-h100 --chips 32 --from megatron " + odd,
+                   {odd, "--account-for-embedding-in-pipeline-split", "33", "pp 4"});
+    // arguments.py: --recompute-activations sets --recompute-granularity selective (core_attn, the default modules).
+    const std::string shorthand = write_file("shorthand.args", "--bf16 --recompute-activations\n");
+    check_reads_as("--model llama3-8b --hardware dgx-h100 --chips 8", "megatron", shorthand,
+                   "--recompute selective --zero 0 --overlap off");
+}
+
 TEST_CASE("from megatron: unknown, contradictory and malformed settings are refused naming the file and the key") {
     const std::string base = "train --model llama3-8b --hardware dgx-h100 --chips 64 --from megatron ";
     const std::string unknown = write_file("unknown.args", "--tensor-model-parallel-size 8 --use-magic-kernels\n");

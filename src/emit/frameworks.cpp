@@ -8,7 +8,7 @@ const std::vector<EmitFramework>& frameworks() {
     static const std::vector<EmitFramework> kFrameworks = {
         {"megatron", EmitJob::training,
          {"layers", "d_model", "d_ff", "heads", "gqa", "kv_groups", "head_dim", "max_positions", "experts", "top_k", "d_ff_expert", "swiglu",
-          "untie", "no_linear_bias", "normalization", "position_embedding", "seq_len", "tp", "pp", "vpp_layers", "vpp", "first_stage_layers", "last_stage_layers", "cp", "ep", "etp", "sp",
+          "untie", "no_linear_bias", "normalization", "position_embedding", "seq_len", "tp", "pp", "vpp_layers", "vpp", "first_stage_layers", "last_stage_layers", "embedding_in_split", "loss_in_split", "cp", "ep", "etp", "sp",
           "micro_batch", "global_batch", "recompute", "zero", "overlap_grad_reduce", "overlap_param_gather", "tp_overlap", "precision",
           "schedule", "moe_dispatcher", "ep_overlap", "mtp_depth", "offload_optimizer"},
          {"tensor", "context", "expert", "fsdp", "data", "pipeline"}},

@@ -107,9 +107,24 @@ Settings match_settings(const EmitterSpec& spec, const LaunchEntries& in) {
 
 namespace {
 
-// Layers of each pipeline rank from Megatron's first/last stage counts, the rest even.
+// Layers of each pipeline rank from Megatron's first/last stage counts, the rest even. Or, with
+// --account-for-embedding/loss-in-pipeline-split, the embedding and the loss each weigh one layer
+// in an even split (arguments.py validate_args: (layers + 1 + 1) must divide by pp), so the first
+// and last stages hold one transformer layer fewer.
 std::vector<Int> uneven_stages(const SettingReader& r, Int layers, Int pp) {
-    const auto first = r.opt("first_stage_layers"), last = r.opt("last_stage_layers");
+    auto first = r.opt("first_stage_layers"), last = r.opt("last_stage_layers");
+    const bool embedding = r.on("embedding_in_split"), loss = r.on("loss_in_split");
+    if (embedding || loss) {
+        const std::string id = embedding ? "embedding_in_split" : "loss_in_split";
+        if (first || last) r.fail(id, "Megatron-LM splits the layers by these or by --decoder-first/last-pipeline-num-layers, not both");
+        if (r.has("vpp_layers") || r.has("vpp")) r.fail(id, "with virtual pipeline stages: Ridgeline prices uneven stages without interleaving");
+        const Int slots = layers + (embedding ? 1 : 0) + (loss ? 1 : 0);
+        if (slots % pp != 0)
+            r.fail(id, std::to_string(layers) + " layers with the embedding and loss counted (" + std::to_string(slots) + ") do not divide by pp " + std::to_string(pp));
+        if (pp < 2) return {};
+        if (embedding) first = slots / pp - 1;
+        if (loss) last = slots / pp - 1;
+    }
     if (!first && !last) return {};
     if (pp < 2) r.fail(first ? "first_stage_layers" : "last_stage_layers", "an uneven pipeline split needs 2 or more stages (pp " + std::to_string(pp) + ")");
     const Int ends = (first ? 1 : 0) + (last ? 1 : 0), rest_stages = pp - ends;
@@ -384,6 +399,13 @@ LaunchConfig read_launch_config(const std::string& framework, const std::filesys
         return std::any_of(entries.entries.begin(), entries.entries.end(), [&](const EmitEntry& e) { return e.key == key; });
     };
     rename_older_version(spec, entries);
+    // --recompute-activations is Megatron-LM's shorthand for --recompute-granularity selective, which
+    // it overrides (arguments.py validate_args).
+    if (spec.name == "megatron" && given("--recompute-activations")) {
+        std::erase_if(entries.entries, [](const EmitEntry& e) { return e.key == "--recompute-granularity"; });
+        for (EmitEntry& e : entries.entries)
+            if (e.key == "--recompute-activations") e = {"--recompute-granularity", {EmitValue::Kind::text, "selective"}};
+    }
     if (spec.name == "megatron" && given("--use-megatron-fsdp"))
         std::erase_if(entries.entries, [](const EmitEntry& e) { return e.key == "--use-distributed-optimizer"; });
     const Settings settings = match_settings(spec, entries);
