@@ -281,6 +281,26 @@ TEST_CASE("from maxtext: a recipe script is refused where it starts from another
     expect_refusal(base + none, {none, "no launch command"});
 }
 
+TEST_CASE("from maxtext: remat policies by MaxText's names, minimal_flash as the minimal_with_context it stands for") {
+    const std::string job = "--model llama3-8b --hardware tpu-v5p --chips 64";
+    const auto policy = [](const std::string& name) { return write_file(name + ".yml", "remat_policy: " + name + "\n"); };
+    check_reads_as(job, "maxtext", policy("minimal_flash"), "--recompute torchtitan-op --fsdp 64 --dp 64 --seq-len 2048 --global-batch-seqs 768 --micro-batch 12");
+    check_reads_as(job, "maxtext", policy("save_dot_except_mlp"),
+                   "--recompute maxtext-save-dot-except-mlp --fsdp 64 --dp 64 --seq-len 2048 --global-batch-seqs 768 --micro-batch 12");
+    check_reads_as(job, "maxtext", policy("save_dot_with_context_except_mlp"),
+                   "--recompute maxtext-save-dot-with-context-except-mlp --fsdp 64 --dp 64 --seq-len 2048 --global-batch-seqs 768 --micro-batch 12");
+    // save_dot_with_context_except_mlp keeps the projections and the context, so what it repeats is
+    // the MLP's up and gate GEMMs: 2 x d_model x 2 d_ff x layers = 2 x 4096 x 28672 x 32 FLOPs a token.
+    const auto run = run_ridgeline("train " + job + " --recompute maxtext-save-dot-with-context-except-mlp --json");
+    REQUIRE(run.exit_code == 0);
+    const auto report = nlohmann::json::parse(run.out);
+    const double repeated = (report["hfu"].get<double>() / report["mfu"].get<double>() - 1.0) * report["model_flops_per_token"].get<double>();
+    CHECK(repeated == doctest::Approx(2.0 * 4096 * 28672 * 32).epsilon(0.005));
+    // qkv_proj_offloaded moves activations to the host, which no policy of Ridgeline's prices.
+    const std::string offloaded = policy("qkv_proj_offloaded");
+    expect_refusal("train " + job + " --from maxtext " + offloaded, {offloaded, "remat_policy", "qkv_proj_offloaded"});
+}
+
 TEST_CASE("from maxtext: unknown keys, contradictory sizes and malformed YAML are refused naming the file and the key") {
     const std::string base = "train --model llama3-8b --hardware tpu-v5p --from maxtext ";
     const std::string unknown = write_file("unknown.yml", "ici_fsdp_parallelism: 8\ndcn_data_parallelism: 1\nuse_magic: true\n");

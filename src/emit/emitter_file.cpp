@@ -150,6 +150,17 @@ EmitterSpec load_emitter_file(const std::filesystem::path& path) {
             spec.older_versions.push_back(std::move(older));
         }
     }
+    if (auto aliases = root.optional_object("value_aliases")) {
+        for (const std::string& key : aliases->keys()) {
+            io::JsonObject a = aliases->object(key);
+            io::JsonObject values = a.object("values");
+            for (const std::string& alias : values.keys()) spec.value_aliases[key][alias] = values.string(alias);
+            values.finish();
+            if (a.string("source").empty()) a.fail("source", "empty: say where the framework accepts the alias");
+            a.finish();
+        }
+        aliases->finish();
+    }
     root.finish();
     return spec;
 }

@@ -67,6 +67,9 @@ struct EmitterSpec {
     // false); another value is refused. Key -> the value and its source.
     std::map<std::string, std::pair<EmitValue, std::string>> neutral_values;
     std::vector<EmitOlderVersion> older_versions;
+    // Another name the framework accepts for a value today (MaxText's remat_policy "minimal_flash"
+    // for "minimal_with_context"): key -> alias -> the value it stands for.
+    std::map<std::string, std::map<std::string, std::string>> value_aliases;
     std::string file;  // where it was read from, for errors
 };
 

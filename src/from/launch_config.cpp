@@ -355,6 +355,21 @@ LaunchConfig maxtext(const SettingReader& r, Int layers, Int chips) {
 
 namespace {
 
+// Each value (or list item) of the keys `renames` names, renamed where it says.
+void rename_values(const std::map<std::string, std::map<std::string, std::string>>& renames, LaunchEntries& in) {
+    for (EmitEntry& e : in.entries) {
+        const auto values = renames.find(e.key);
+        if (values == renames.end()) continue;
+        std::istringstream items(e.value.text);
+        std::string item, text;
+        while (items >> item) {
+            const auto renamed = values->second.find(item);
+            text += (text.empty() ? "" : " ") + (renamed == values->second.end() ? item : renamed->second);
+        }
+        e.value.text = text;
+    }
+}
+
 // A file in an earlier release's names (one of its old keys marks it) read in today's: keys and
 // values renamed, so that one table of settings reads every release. A value alone marks nothing:
 // torchtitan v0.2 refuses v0.1's converter name "float8", and so does Ridgeline in a v0.2 file.
@@ -369,17 +384,7 @@ void rename_older_version(const EmitterSpec& spec, LaunchEntries& in) {
             if (const auto unknown = in.unknown.extract(e.key)) in.unknown.emplace(renamed->second, unknown.mapped());
             e.key = renamed->second;
         }
-        for (EmitEntry& e : in.entries) {
-            const auto values = older.renamed_values.find(e.key);
-            if (values == older.renamed_values.end()) continue;
-            std::istringstream items(e.value.text);
-            std::string item, text;
-            while (items >> item) {
-                const auto renamed = values->second.find(item);
-                text += (text.empty() ? "" : " ") + (renamed == values->second.end() ? item : renamed->second);
-            }
-            e.value.text = text;
-        }
+        rename_values(older.renamed_values, in);
         return;
     }
 }
@@ -399,6 +404,7 @@ LaunchConfig read_launch_config(const std::string& framework, const std::filesys
         return std::any_of(entries.entries.begin(), entries.entries.end(), [&](const EmitEntry& e) { return e.key == key; });
     };
     rename_older_version(spec, entries);
+    rename_values(spec.value_aliases, entries);
     // --recompute-activations is Megatron-LM's shorthand for --recompute-granularity selective, which
     // it overrides (arguments.py validate_args).
     if (spec.name == "megatron" && given("--recompute-activations")) {
