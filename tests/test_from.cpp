@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 #include <string>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -269,6 +270,29 @@ TEST_CASE("from maxtext: its 2023-12 recipe scripts read as published (python3 M
     reads("maxtext-52b", "tpu-v4", 192, "v4/52b.sh", "--fsdp 192 --dp 192 --global-batch-seqs 1920 --micro-batch 10 --recompute full");
 }
 
+TEST_CASE("from maxtext: its GPU model configurations read as published, on its own stack with cuDNN attention") {
+    const auto file = [](const std::string& name) { return ridgeline::test::data_file("launch/maxtext/gpu/" + name).string(); };
+    // base_config base.yml; no axis given: ici_fsdp_parallelism -1 takes every GPU; per_device_batch_size
+    // x GPUs a step, that many a replica; minimal_with_context keeps projections and context (torchtitan-op's
+    // modules); the maxtext stack, not the GPU's default Megatron-Core.
+    const std::string stack = " --stack maxtext";
+    check_reads_as("--model llama2-7b --hardware dgx-h100 --chips 8", "maxtext", file("llama2_7b.yml"),
+                   "--fsdp 8 --dp 8 --seq-len 4096 --global-batch-seqs 32 --micro-batch 4 --recompute torchtitan-op" + stack);
+    check_reads_as("--model llama2-70b --hardware dgx-h100 --chips 64", "maxtext", file("llama2_70b.yml"),
+                   "--fsdp 64 --dp 64 --seq-len 4096 --global-batch-seqs 384 --micro-batch 6 --recompute full" + stack);
+    check_reads_as("--model llama3-8b --hardware dgx-h100 --chips 8", "maxtext", file("llama3_8b.yml"),
+                   "--fsdp 8 --dp 8 --seq-len 8192 --global-batch-seqs 96 --micro-batch 12 --recompute torchtitan-op" + stack);
+    check_reads_as("--model llama3-70b --hardware dgx-h100 --chips 64", "maxtext", file("llama3_70b.yml"),
+                   "--fsdp 64 --dp 64 --seq-len 8192 --global-batch-seqs 256 --micro-batch 4 --recompute full" + stack);
+    check_reads_as("--model llama3-405b --hardware dgx-h100 --chips 128", "maxtext", file("llama3.1_405b.yml"),
+                   "--fsdp 128 --dp 128 --seq-len 4096 --global-batch-seqs 128 --micro-batch 1 --recompute full" + stack);
+    const auto run = run_ridgeline("train --model llama2-7b --hardware dgx-h100 --chips 8 --from maxtext " + file("llama2_7b.yml"));
+    CHECK(run.out.find("stack maxtext, cudnn") != std::string::npos);
+    // Mixtral: capacity_factor 1.0 and megablox false, MaxText's token-dropping MoE, which no model of Ridgeline's prices.
+    const std::string mixtral = file("mixtral_8x7b.yml");
+    expect_refusal("train --model mixtral-8x7b --hardware dgx-h100 --chips 64 --from maxtext " + mixtral, {mixtral, "capacity_factor", "1.0"});
+}
+
 TEST_CASE("from maxtext: a recipe script is refused where it starts from another config, trains in int8 or passes a word that is no override") {
     const std::string base = "train --model llama2-7b --hardware tpu-v5e --chips 256 --from maxtext ";
     const std::string other = write_file("other.sh", "python3 MaxText/train.py MaxText/configs/mine.yml per_device_batch_size=2\n");
@@ -439,7 +463,12 @@ TEST_CASE("from: every real launch file that reads writes back, in its framework
             maxtext(dir + "/" + size + "b.sh", "maxtext-" + size + "b", "tpu-v5p", chips);
     maxtext("v4/22b.sh", "maxtext-22b", "tpu-v4", 64);
     maxtext("v4/52b.sh", "maxtext-52b", "tpu-v4", 192);
-    CHECK(cases.size() == 29);  // of 31 files: SRUN.sh and v0.2.2's llama3_405b.toml are refused (their tests say why)
+    for (const auto& [name, model, chips] : std::vector<std::tuple<std::string, std::string, int>>{
+             {"llama2_7b", "llama2-7b", 8}, {"llama2_70b", "llama2-70b", 64}, {"llama3_8b", "llama3-8b", 8}, {"llama3_70b", "llama3-70b", 64},
+             {"llama3.1_405b", "llama3-405b", 128}})
+        cases.push_back({"maxtext", "maxtext/gpu/" + name + ".yml", "--model " + model + " --hardware dgx-h100 --chips " + std::to_string(chips)});
+    // Of 37 files: SRUN.sh, v0.2.2's llama3_405b.toml and MaxText's mixtral_8x7b.yml are refused (their tests say why).
+    CHECK(cases.size() == 34);
     const std::map<std::string, std::string> extension = {{"megatron", ".args"}, {"maxtext", ".yml"}, {"torchtitan", ".toml"}};
     for (const Case& c : cases) {
         CAPTURE(c.file);

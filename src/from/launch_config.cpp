@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 
@@ -23,6 +24,15 @@ using Int = std::int64_t;
 using Settings = std::map<std::string, std::string>;
 
 }  // namespace
+
+// Equal as text, or as numbers where both are (MaxText's capacity_factor -1.0 is -1).
+bool same_value(const std::string& a, const std::string& b) {
+    if (a == b) return true;
+    char* end_a = nullptr;
+    char* end_b = nullptr;
+    const double x = std::strtod(a.c_str(), &end_a), y = std::strtod(b.c_str(), &end_b);
+    return !a.empty() && !b.empty() && *end_a == '\0' && *end_b == '\0' && x == y;
+}
 
 Settings match_settings(const EmitterSpec& spec, const LaunchEntries& in) {
     std::map<std::string, std::string> present;
@@ -87,7 +97,7 @@ Settings match_settings(const EmitterSpec& spec, const LaunchEntries& in) {
     for (const auto& [key, neutral] : spec.neutral_values) {
         const auto it = present.find(key);
         if (it == present.end()) continue;
-        if (it->second != neutral.first.text)
+        if (!same_value(it->second, neutral.first.text))
             throw InputError(in.file, key, "\"" + it->second + "\" changes what Ridgeline models: it reads this key only as " + neutral.first.text + " (" + neutral.second + ")");
         consumed.insert(key);
     }
@@ -344,6 +354,7 @@ LaunchConfig maxtext(const SettingReader& r, Int layers, Int chips) {
     }
     if (r.has("precision")) c.knobs.fix(&Plan::precision, *parse_dtype(r.s.at("precision")));
     if (r.has("offload_optimizer")) c.knobs.fix(&Plan::offload_optimizer, r.on("offload_optimizer"));
+    c.stack = "maxtext";  // on GPUs too, where its stack runs cuDNN attention (stacks/maxtext.json)
     // What MaxText has no setting for (emit_training.cpp refuses to write them): fixed off.
     c.knobs.fix(&Plan::sequence_parallel, false);
     c.knobs.fix(&Plan::tp_overlap, false);
