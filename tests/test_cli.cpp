@@ -751,7 +751,9 @@ TEST_CASE("software stacks: each shipped one loads and runs where its attention 
                                                   : "train --model llama3-8b --hardware dgx-h100 --chips 8") +
                                      std::string(" --stack ") + stack["name"].get<std::string>() + " --json");
         const std::string family = stack["attention"];
-        if (h100_attention.contains(family)) {
+        bool measured = h100_attention.contains(family);  // or a fallback the stack names
+        for (const auto& fallback : stack.value("attention_fallback", json::array())) measured = measured || h100_attention.contains(fallback.get<std::string>());
+        if (measured) {
             REQUIRE(r.exit_code == 0);
             CHECK(json::parse(r.out)["stack"]["name"] == stack["name"]);
         } else {  // a kernel family the H100 has no measurements of is refused, naming the measured ones
@@ -796,11 +798,18 @@ TEST_CASE("the stack's attention kernel prices attention at its measured rate: F
 }
 
 TEST_CASE("a stack whose attention kernels the chip has no measurements of is refused once, naming both, a fallback is named") {
-    // MaxText's splash is TPU-only; Megatron-Core's cuDNN and its FlashAttention-2 fallback are GPU kernels.
+    // Splash is TPU-only (MaxText's stack falls back to cuDNN on GPUs; a copy without that fallback is
+    // refused); Megatron-Core's cuDNN and its FlashAttention-2 fallback are GPU kernels.
+    json splash_only = read_json(ridgeline::test::source_dir() / "stacks" / "maxtext.json");
+    splash_only.erase("attention_fallback");
+    const std::string splash_file = write_file("splash-only.json", splash_only.dump());
     for (const std::string& command : {std::string("train --model llama3-8b --hardware tpu-v5e --chips 64 --stack megatron-core"),
                                        std::string("search train --model llama3-8b --hardware tpu-v5e --chips 64 --stack megatron-core"),
-                                       std::string("train --model llama3-8b --hardware h100 --chips 8 --stack maxtext")})
+                                       "train --model llama3-8b --hardware h100 --chips 8 --stack " + splash_file})
         expect_refusal(command, {"kernels.attention", "measured:"});
+    const auto maxtext = run_ridgeline("train --model llama3-8b --hardware h100 --chips 8 --stack maxtext --json");
+    REQUIRE(maxtext.exit_code == 0);
+    CHECK(json::parse(maxtext.out)["stack"]["attention"].get<std::string>().rfind("cudnn (splash has no measurements on h100", 0) == 0);
     // The A100 has no cuDNN measurements: Megatron-Core runs its FlashAttention-2 fallback, and says so.
     const auto result = run_ridgeline("train --model llama3-8b --hardware a100-80gb --chips 8 --stack megatron-core --json");
     REQUIRE(result.exit_code == 0);
