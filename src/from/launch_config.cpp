@@ -23,8 +23,6 @@ namespace {
 using Int = std::int64_t;
 using Settings = std::map<std::string, std::string>;
 
-}  // namespace
-
 // Equal as text, or as numbers where both are (MaxText's capacity_factor -1.0 is -1).
 bool same_value(const std::string& a, const std::string& b) {
     if (a == b) return true;
@@ -33,6 +31,8 @@ bool same_value(const std::string& a, const std::string& b) {
     const double x = std::strtod(a.c_str(), &end_a), y = std::strtod(b.c_str(), &end_b);
     return !a.empty() && !b.empty() && *end_a == '\0' && *end_b == '\0' && x == y;
 }
+
+}  // namespace
 
 Settings match_settings(const EmitterSpec& spec, const LaunchEntries& in) {
     std::map<std::string, std::string> present;
@@ -361,10 +361,6 @@ LaunchConfig maxtext(const SettingReader& r, Int layers, Int chips) {
     c.knobs.fix(&Plan::ep_overlap, false);
     return c;
 }
-
-}  // namespace
-
-namespace {
 
 // Each value (or list item) of the keys `renames` names, renamed where it says.
 void rename_values(const std::map<std::string, std::map<std::string, std::string>>& renames, LaunchEntries& in) {
