@@ -137,9 +137,11 @@ TEST_CASE("emit maxtext: llama3-70b on a 512-chip TPU v5p slice, fsdp 64 x tenso
     const auto result = emitted(
         "train --model llama3-70b --hardware tpu-v5p --chips 512 --global-batch-tokens 4194304 --fsdp 64 --tp 8 --recompute full "
         "--emit maxtext");
+    // The shape is Meta's Llama 3 70B config.json in base.yml's keys (model_name stays "default").
     // One slice: every axis on ICI. 512 sequences over 512 chips: one per device.
     const std::vector<std::string> expected = {
-        "max_target_length: 8192", "per_device_batch_size: 1",
+        "base_num_decoder_layers: 80", "base_emb_dim: 8192", "base_mlp_dim: 28672", "base_num_query_heads: 64",
+        "base_num_kv_heads: 8", "head_dim: 128", "vocab_size: 128256", "max_target_length: 8192", "per_device_batch_size: 1",
         "ici_data_parallelism: 1", "dcn_data_parallelism: 1", "ici_fsdp_parallelism: 64", "dcn_fsdp_parallelism: 1",
         "ici_expert_parallelism: 1", "dcn_expert_parallelism: 1", "ici_tensor_parallelism: 8", "dcn_tensor_parallelism: 1",
         "ici_context_parallelism: 1", "dcn_context_parallelism: 1", "ici_pipeline_parallelism: 1", "dcn_pipeline_parallelism: 1",

@@ -339,6 +339,13 @@ TEST_CASE("from maxtext: unknown keys, contradictory sizes and malformed YAML ar
     expect_refusal(base + nested, {nested, "ici_fsdp_parallelism"});
     const std::string remat = write_file("remat.yml", "ici_fsdp_parallelism: 8\ndcn_data_parallelism: 1\nremat_policy: save_everything\n");
     expect_refusal(base + remat, {remat, "remat_policy"});
+    // Llama 3 8B has 32 layers and 8 key/value heads (Meta's config.json); a dense model has one expert.
+    const std::string depth = write_file("depth.yml", "ici_fsdp_parallelism: 8\ndcn_data_parallelism: 1\nbase_num_decoder_layers: 80\n");
+    expect_refusal(base + depth, {depth, "base_num_decoder_layers", "80", "32"});
+    const std::string kv = write_file("kv.yml", "ici_fsdp_parallelism: 8\ndcn_data_parallelism: 1\nbase_num_kv_heads: 32\n");
+    expect_refusal(base + kv, {kv, "base_num_kv_heads", "8"});
+    const std::string experts = write_file("experts.yml", "ici_fsdp_parallelism: 8\ndcn_data_parallelism: 1\nnum_experts: 8\n");
+    expect_refusal(base + experts, {experts, "num_experts", "dense"});
 }
 
 TEST_CASE("from torchtitan: --emit torchtitan reads back to the same plan (FSDP x TP, an interleaved pipeline with op-level recompute, MoE in fp8)") {

@@ -154,10 +154,38 @@ void megatron(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
     });
 }
 
+// The model's shape in base.yml's keys (model_name stays "default", so these are what MaxText
+// builds). What base.yml spells otherwise is named in a note, not guessed at.
+void maxtext_model_shape(EmitWriter& w, const ModelSpec& m) {
+    w.set("layers", m.n_layers);
+    w.set("d_model", m.d_model);
+    w.set("d_ff", m.d_ff);
+    w.set("heads", m.n_heads);
+    w.set("kv_heads", m.n_kv_heads);
+    w.set("head_dim", m.head_dim);
+    w.set("vocab", m.vocab_size);
+    if (m.moe) {
+        w.set("experts", m.moe->n_experts);
+        w.set("top_k", m.moe->top_k);
+        w.set("d_ff_expert", m.moe->d_ff_expert);
+    }
+    std::string unwritten;
+    if (m.mlp != MlpKind::gated) unwritten += ", its MLP activation (mlp_activations; base.yml's default is a SiLU-gated MLP)";
+    if (m.norm != NormKind::rmsnorm) unwritten += ", its LayerNorm (decoder_block; base.yml's llama2 block uses RMSNorm)";
+    if (m.tied_embeddings) unwritten += ", its tied embeddings (logits_via_embedding)";
+    if (m.mla) unwritten += ", multi-latent attention (attention_type: mla and its ranks)";
+    if (m.moe && (m.moe->n_shared_experts > 0 || m.moe->first_dense_layers > 0 || m.moe->layer_step > 1))
+        unwritten += ", shared experts and dense layers among the MoE ones (shared_experts, first_num_dense_layers)";
+    if (m.window) unwritten += ", local attention windows (sliding_window_size)";
+    if (m.qk_norm) unwritten += ", the q/k norms (use_qk_norm)";
+    if (!unwritten.empty()) w.note("the model's " + unwritten.substr(2) + " are not written: add them");
+}
+
 // A MaxText YAML override.
 void maxtext(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
     const TrainingPlan& t = s.plan;
     const Degrees d = degrees(s);
+    maxtext_model_shape(w, s.model);
     w.set("seq_len", whole(s.seq_len));
     w.set_number("per_device_batch", s.global_batch_seqs / static_cast<double>(d.chips));
     // Each plan axis split between the chips' own links (ICI, level 0) and the network between slices (DCN).

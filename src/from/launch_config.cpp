@@ -149,29 +149,36 @@ std::vector<Int> uneven_stages(const SettingReader& r, Int layers, Int pp) {
     return stages;
 }
 
-// `chips` from the command line, else `launched` (what a launch script's launcher starts).
-LaunchConfig megatron(const SettingReader& r, const ModelSpec& model, Int chips, Int launched) {
-    LaunchConfig c;
-    c.file = r.file;
-    const Int layers = model.n_layers;
-    // The model's shape where the file gives it: it must be --model's.
+// The model's shape where the file gives it: it must be --model's. An expert count of 1 or less is
+// a dense model (MaxText's num_experts: 1), and a width of -1 the dense one (base_moe_mlp_dim).
+void check_model_shape(const SettingReader& r, const ModelSpec& model) {
     const auto check = [&](const char* id, Int expected, const char* what) {
-        if (r.has(id) && r.whole(id) != expected)
+        if (r.has(id) && r.whole(id, -1) != expected && !(std::string(id) == "d_ff_expert" && r.whole(id, -1) == -1 && expected == model.d_ff))
             r.fail(id, "the file's " + r.s.at(id) + " " + what + " contradict the model's " + std::to_string(expected) + " (--model " + model.name + ")");
     };
-    check("layers", layers, "layers");
+    check("layers", model.n_layers, "layers");
     check("d_model", model.d_model, "hidden size");
     check("d_ff", model.d_ff, "FFN width");
     check("heads", model.n_heads, "attention heads");
+    check("kv_heads", model.n_kv_heads, "key/value heads");
+    check("vocab", model.vocab_size, "vocabulary entries");
     if (r.on("gqa")) check("kv_groups", model.n_kv_heads, "query groups");
     if (!model.mla) check("head_dim", model.head_dim, "channels a head");
     if (model.moe) {
         check("experts", model.moe->n_experts, "experts");
         check("top_k", model.moe->top_k, "experts a token");
         check("d_ff_expert", model.moe->d_ff_expert, "expert FFN width");
-    } else if (r.has("experts") && r.whole("experts", 0) > 0) {
+    } else if (r.has("experts") && r.whole("experts", 0) > 1) {
         r.fail("experts", "the file's " + r.s.at("experts") + " experts contradict the dense model " + model.name + " (--model)");
     }
+}
+
+// `chips` from the command line, else `launched` (what a launch script's launcher starts).
+LaunchConfig megatron(const SettingReader& r, const ModelSpec& model, Int chips, Int launched) {
+    LaunchConfig c;
+    c.file = r.file;
+    const Int layers = model.n_layers;
+    check_model_shape(r, model);
     if (chips <= 0 && launched <= 0)
         throw InputError("--chips", "", "required with --from megatron: the file does not say how many GPUs run it (a launch script's "
                                         "torchrun --nproc_per_node x --nnodes, srun --ntasks or mpirun -np would)");
@@ -245,7 +252,9 @@ LaunchConfig megatron(const SettingReader& r, const ModelSpec& model, Int chips,
 
 constexpr Int kMaxDevices = kMaxChips;
 
-LaunchConfig maxtext(const SettingReader& r, Int layers, Int chips) {
+LaunchConfig maxtext(const SettingReader& r, const ModelSpec& model, Int chips) {
+    check_model_shape(r, model);
+    const Int layers = model.n_layers;
     LaunchConfig c;
     c.file = r.file;
     // Each axis's size over the chips' own links (ici) times the network between slices (dcn). As
@@ -424,7 +433,7 @@ LaunchConfig read_launch_config(const std::string& framework, const std::filesys
     const Settings settings = match_settings(spec, entries);
     const SettingReader r{spec, settings, entries.file};
     if (spec.name == "megatron") return megatron(r, model, chips, entries.processes);
-    if (spec.name == "maxtext") return maxtext(r, model.n_layers, chips);
+    if (spec.name == "maxtext") return maxtext(r, model, chips);
     if (spec.name == "torchtitan") return read_torchtitan(r, model, chips, data_dir);
     throw InputError("--from", "", "no reader for " + spec.name + " (megatron, maxtext, torchtitan)");
 }
