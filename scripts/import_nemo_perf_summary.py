@@ -79,11 +79,15 @@ def record(row, source):
     if gpus % (tp * pp * cp):
         sys.exit(f"{TABLE}: row {row['raw']!r}: tp x pp x cp does not divide the GPUs")
     dp = gpus // (tp * pp * cp)
-    if row["gbs"] % (row["mbs"] * dp) or row["gbs"] // (row["mbs"] * dp) != row["ga"]:
-        sys.exit(f"{TABLE}: row {row['raw']!r}: GA is not GBS / (MBS x DP) = {row['gbs']} / ({row['mbs']} x {dp})")
+    gbs, mbs = row["gbs"], row["mbs"]
+    fix = row.get("batch_correction")
+    if fix:
+        gbs, mbs = fix["gbs"], fix["mbs"]
+    if gbs % (mbs * dp) or gbs // (mbs * dp) != row["ga"]:
+        sys.exit(f"{TABLE}: row {row['raw']!r}: GA is not GBS / (MBS x DP) = {gbs} / ({mbs} x {dp})")
     fsdp = bool(row.get("fsdp"))
     tokens_per_s = row["tokens_per_s_per_gpu"] * gpus
-    batch_tokens = row["gbs"] * row["seq_len"]
+    batch_tokens = gbs * row["seq_len"]
     notes = [f"model dims from: {model_origin}",
              f"tokens_per_s = stated tokens/s/GPU {row['tokens_per_s_per_gpu']} x {gpus} GPUs; step_time_s = global_batch_tokens / tokens_per_s",
              "scale-out bandwidth is the vendor spec for this system (400 Gb/s NIC per GPU), not restated by the source",
@@ -95,6 +99,14 @@ def record(row, source):
              f"precision detail: {row['precision_note']}",
              f"source row: {row['raw']}"]
     assumed = ["hardware.scale_out_Bps_per_device", "plan.zero", "plan.recompute", "plan.comm_overlap"]
+    if model["moe"]:
+        notes.append("etp: 1, as the release's performance recipes set expert_tensor_parallel_size (model_configs_*.csv etp_size)")
+        assumed.append("plan.etp")
+    if row.get("tflops_note"):
+        notes.append(row["tflops_note"])
+    if fix:
+        notes.insert(0, f"INCONSISTENT: GBS {row['gbs']} and MBS {row['mbs']} as printed; kept GBS {gbs}, MBS {mbs}: {fix['why']}")
+        assumed += ["workload.global_batch_seqs", "workload.micro_batch_seqs"]
     measured_tflops = row.get("model_tflops_per_gpu")
     accounting = "unknown"
     if measured_tflops:
@@ -112,9 +124,9 @@ def record(row, source):
         "source": source,
         "model": model,
         "hardware": {**system, "count": gpus, "scale_out_Bps_per_device": SCALE_OUT_BPS, "tpu_slice": None, "num_slices": None},
-        "workload": {"seq_len": row["seq_len"], "global_batch_seqs": row["gbs"], "global_batch_tokens": batch_tokens,
-                     "micro_batch_seqs": row["mbs"]},
-        "plan": {"dp": dp, "tp": tp, "pp": pp, "cp": cp, "ep": ep, "etp": 1 if model["moe"] and tp == 1 else None,
+        "workload": {"seq_len": row["seq_len"], "global_batch_seqs": gbs, "global_batch_tokens": batch_tokens,
+                     "micro_batch_seqs": mbs},
+        "plan": {"dp": dp, "tp": tp, "pp": pp, "cp": cp, "ep": ep, "etp": 1 if model["moe"] else None,
                  "vpp": row["vp"] if pp > 1 else 1, "sequence_parallel": tp > 1, "fsdp": dp * cp if fsdp else 1,
                  "zero": 3 if fsdp else 1, "recompute": "none", "comm_overlap": True},
         "precision": "fp8",
