@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 figures=$(bash scripts/readme-figures.sh "$build")
 line=$(grep '^training, dev set:' <<<"$figures")
-cv=$(grep -A1 '^cross-validated, dev set:' <<<"$figures")
+cv=$(grep -A1 '^cross-validated, dev set:' <<<"$figures"; grep '^  held out, source' <<<"$figures" || true)
 moe=$(grep -A2 '^MoE training records:' <<<"$figures")
 scaling=$(grep -A2 '^scaling series' <<<"$figures" || true)
 python3 - "$line" "$moe" "$scaling" "$cv" <<'PY'
@@ -25,9 +25,9 @@ quoted += [signed for signed in re.findall(r": ([+-][\d.]+%)", sys.argv[2])]
 # Each scaling series: how many points within 5% and its worst, and the strong-scaling pair.
 quoted += ["%s of %s points within 5%%" % m for m in re.findall(r"(\d+) of (\d+) points within 5%", sys.argv[3])]
 quoted += re.findall(r"([+-][\d.]+%)", sys.argv[3])
-# The cross-validated headline and the intervals' coverage, as printed.
+# The cross-validated headline, the intervals' coverage and the newest sources held out, as printed.
 cv = sys.argv[4].splitlines()
-if len(cv) != 2:
+if len(cv) < 2:
     sys.exit("readme-figures.sh printed no cross-validated lines: " + sys.argv[4])
 quoted += [" ".join(line.split()) for line in cv]
 stale = [text for text in quoted if text not in readme]
