@@ -203,6 +203,8 @@ TEST_CASE("from maxtext: --emit maxtext reads back to the same plan on a TPU") {
     check_round_trip("--model llama3-70b --hardware tpu-v5p",
                      "--chips 512 --fsdp 16 --tp 8 --pp 4 --schedule gpipe --micro-batch 1 --global-batch-seqs 512 --recompute full", "maxtext",
                      "pipeline.yml");
+    // An MoE model: its experts, top-k and expert width written and checked on the way back.
+    check_round_trip("--model mixtral-8x7b --hardware tpu-v5p", "--chips 64 --fsdp 64 --recompute full", "maxtext", "moe.yml");
 }
 
 TEST_CASE("from maxtext: a hand-written override gives the degrees worked by hand") {
@@ -346,6 +348,10 @@ TEST_CASE("from maxtext: unknown keys, contradictory sizes and malformed YAML ar
     expect_refusal(base + kv, {kv, "base_num_kv_heads", "8"});
     const std::string experts = write_file("experts.yml", "ici_fsdp_parallelism: 8\ndcn_data_parallelism: 1\nnum_experts: 8\n");
     expect_refusal(base + experts, {experts, "num_experts", "dense"});
+    // Mixtral 8x7B's experts are 14336 wide (Mistral AI's config.json); base_moe_mlp_dim -1 means the dense width, which it is.
+    const std::string moe = "train --model mixtral-8x7b --hardware tpu-v5p --from maxtext ";
+    const std::string expert_width = write_file("expert_width.yml", "ici_fsdp_parallelism: 8\ndcn_data_parallelism: 1\nbase_moe_mlp_dim: 4096\n");
+    expect_refusal(moe + expert_width, {expert_width, "base_moe_mlp_dim", "14336"});
 }
 
 TEST_CASE("from torchtitan: --emit torchtitan reads back to the same plan (FSDP x TP, an interleaved pipeline with op-level recompute, MoE in fp8)") {

@@ -153,7 +153,7 @@ std::vector<Int> uneven_stages(const SettingReader& r, Int layers, Int pp) {
 // a dense model (MaxText's num_experts: 1), and a width of -1 the dense one (base_moe_mlp_dim).
 void check_model_shape(const SettingReader& r, const ModelSpec& model) {
     const auto check = [&](const char* id, Int expected, const char* what) {
-        if (r.has(id) && r.whole(id, -1) != expected && !(std::string(id) == "d_ff_expert" && r.whole(id, -1) == -1 && expected == model.d_ff))
+        if (r.has(id) && r.whole(id, -1) != expected)
             r.fail(id, "the file's " + r.s.at(id) + " " + what + " contradict the model's " + std::to_string(expected) + " (--model " + model.name + ")");
     };
     check("layers", model.n_layers, "layers");
@@ -167,7 +167,8 @@ void check_model_shape(const SettingReader& r, const ModelSpec& model) {
     if (model.moe) {
         check("experts", model.moe->n_experts, "experts");
         check("top_k", model.moe->top_k, "experts a token");
-        check("d_ff_expert", model.moe->d_ff_expert, "expert FFN width");
+        const bool dense_width = r.has("d_ff_expert") && r.whole("d_ff_expert", -1) == -1;
+        if (!dense_width || model.moe->d_ff_expert != model.d_ff) check("d_ff_expert", model.moe->d_ff_expert, "expert FFN width");
     } else if (r.has("experts") && r.whole("experts", 0) > 1) {
         r.fail("experts", "the file's " + r.s.at("experts") + " experts contradict the dense model " + model.name + " (--model)");
     }
