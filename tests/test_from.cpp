@@ -341,17 +341,20 @@ TEST_CASE("from maxtext: unknown keys, contradictory sizes and malformed YAML ar
     expect_refusal(base + nested, {nested, "ici_fsdp_parallelism"});
     const std::string remat = write_file("remat.yml", "ici_fsdp_parallelism: 8\ndcn_data_parallelism: 1\nremat_policy: save_everything\n");
     expect_refusal(base + remat, {remat, "remat_policy"});
-    // Llama 3 8B has 32 layers and 8 key/value heads (Meta's config.json); a dense model has one expert.
-    const std::string depth = write_file("depth.yml", "ici_fsdp_parallelism: 8\ndcn_data_parallelism: 1\nbase_num_decoder_layers: 80\n");
-    expect_refusal(base + depth, {depth, "base_num_decoder_layers", "80", "32"});
-    const std::string kv = write_file("kv.yml", "ici_fsdp_parallelism: 8\ndcn_data_parallelism: 1\nbase_num_kv_heads: 32\n");
-    expect_refusal(base + kv, {kv, "base_num_kv_heads", "8"});
-    const std::string experts = write_file("experts.yml", "ici_fsdp_parallelism: 8\ndcn_data_parallelism: 1\nnum_experts: 8\n");
-    expect_refusal(base + experts, {experts, "num_experts", "dense"});
-    // Mixtral 8x7B's experts are 14336 wide (Mistral AI's config.json); base_moe_mlp_dim -1 means the dense width, which it is.
+    // A shape that is not --model's: Llama 3 8B has 32 layers and 8 key/value heads (Meta's config.json), a
+    // dense model one expert; Mixtral 8x7B's experts are 14336 wide (Mistral AI's config.json).
     const std::string moe = "train --model mixtral-8x7b --hardware tpu-v5p --from maxtext ";
-    const std::string expert_width = write_file("expert_width.yml", "ici_fsdp_parallelism: 8\ndcn_data_parallelism: 1\nbase_moe_mlp_dim: 4096\n");
-    expect_refusal(moe + expert_width, {expert_width, "base_moe_mlp_dim", "14336"});
+    const std::vector<std::tuple<std::string, std::string, std::vector<std::string>>> shapes = {
+        {base, "base_num_decoder_layers: 80", {"base_num_decoder_layers", "80", "32"}},
+        {base, "base_num_kv_heads: 32", {"base_num_kv_heads", "8"}},
+        {base, "num_experts: 8", {"num_experts", "dense"}},
+        {moe, "base_moe_mlp_dim: 4096", {"base_moe_mlp_dim", "14336"}}};
+    for (const auto& [command, line, needles] : shapes) {
+        const std::string file = write_file("shape.yml", "ici_fsdp_parallelism: 8\ndcn_data_parallelism: 1\n" + line + "\n");
+        std::vector<std::string> expected = needles;
+        expected.push_back(file);
+        expect_refusal(command + file, expected);
+    }
 }
 
 TEST_CASE("from torchtitan: --emit torchtitan reads back to the same plan (FSDP x TP, an interleaved pipeline with op-level recompute, MoE in fp8)") {

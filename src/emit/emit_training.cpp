@@ -45,6 +45,28 @@ void check_rank_order(EmitWriter& w, const TrainingScenario& s, const std::strin
     }
 }
 
+// The keys a framework spells these model features with.
+struct FeatureKeys {
+    const char* mla;
+    const char* shared_experts;
+    const char* window;
+    const char* qk_norm;
+};
+
+// A note naming the model's features an emitted file leaves out (`unwritten`: the framework's own
+// first, each after ", "), so that the user adds them rather than trains another model.
+void note_unwritten(EmitWriter& w, const ModelSpec& m, std::string unwritten, const FeatureKeys& keys) {
+    const auto add = [&](bool has, const std::string& what, const char* key) {
+        if (has) unwritten += ", " + what + " (" + key + ")";
+    };
+    add(m.mla.has_value(), "multi-latent attention", keys.mla);
+    add(m.moe && (m.moe->n_shared_experts > 0 || m.moe->first_dense_layers > 0 || m.moe->layer_step > 1),
+        "shared experts and dense layers among the MoE ones", keys.shared_experts);
+    add(m.window.has_value(), "local attention windows", keys.window);
+    add(m.qk_norm, "the q/k norms", keys.qk_norm);
+    if (!unwritten.empty()) w.note("the model's " + unwritten.substr(2) + " are not written: add them");
+}
+
 // Megatron-Core / NeMo command-line arguments.
 // The model's shape, so that Megatron-LM can start from the file (and --from reads it back against
 // --model). What Megatron spells with flags of its own is named in a note, not guessed at.
@@ -68,13 +90,9 @@ void model_shape(EmitWriter& w, const ModelSpec& m, Int seq_len) {
     if (!m.linear_bias) w.set_switch("no_linear_bias", true);
     w.set_text("normalization", m.norm == NormKind::rmsnorm ? "RMSNorm" : "LayerNorm");
     w.set_text("position_embedding", m.learned_position_embeddings > 0 ? "learned_absolute" : "rope");
-    std::string unwritten;
-    if (m.mla) unwritten += ", multi-latent attention (--multi-latent-attention and its ranks)";
-    if (m.moe && (m.moe->n_shared_experts > 0 || m.moe->first_dense_layers > 0 || m.moe->layer_step > 1))
-        unwritten += ", shared experts and dense layers among the MoE ones (--moe-shared-expert-intermediate-size, --moe-layer-freq)";
-    if (m.window) unwritten += ", local attention windows (--window-size)";
-    if (m.qk_norm) unwritten += ", the q/k norms (--qk-layernorm)";
-    if (!unwritten.empty()) w.note("the model's " + unwritten.substr(2) + " are not written: add them");
+    note_unwritten(w, m, "",
+                   {"--multi-latent-attention and its ranks", "--moe-shared-expert-intermediate-size, --moe-layer-freq", "--window-size",
+                    "--qk-layernorm"});
     w.note("the tokenizer and vocabulary (" + std::to_string(m.vocab_size) + " tokens) come from your data arguments");
 }
 
@@ -170,15 +188,10 @@ void maxtext_model_shape(EmitWriter& w, const ModelSpec& m) {
         w.set("d_ff_expert", m.moe->d_ff_expert);
     }
     std::string unwritten;
-    if (m.mlp != MlpKind::gated) unwritten += ", its MLP activation (mlp_activations; base.yml's default is a SiLU-gated MLP)";
-    if (m.norm != NormKind::rmsnorm) unwritten += ", its LayerNorm (decoder_block; base.yml's llama2 block uses RMSNorm)";
-    if (m.tied_embeddings) unwritten += ", its tied embeddings (logits_via_embedding)";
-    if (m.mla) unwritten += ", multi-latent attention (attention_type: mla and its ranks)";
-    if (m.moe && (m.moe->n_shared_experts > 0 || m.moe->first_dense_layers > 0 || m.moe->layer_step > 1))
-        unwritten += ", shared experts and dense layers among the MoE ones (shared_experts, first_num_dense_layers)";
-    if (m.window) unwritten += ", local attention windows (sliding_window_size)";
-    if (m.qk_norm) unwritten += ", the q/k norms (use_qk_norm)";
-    if (!unwritten.empty()) w.note("the model's " + unwritten.substr(2) + " are not written: add them");
+    if (m.mlp != MlpKind::gated) unwritten += ", MLP activation (mlp_activations; base.yml's default is a SiLU-gated MLP)";
+    if (m.norm != NormKind::rmsnorm) unwritten += ", LayerNorm (decoder_block; base.yml's llama2 block uses RMSNorm)";
+    if (m.tied_embeddings) unwritten += ", tied embeddings (logits_via_embedding)";
+    note_unwritten(w, m, unwritten, {"attention_type: mla and its ranks", "shared_experts, first_num_dense_layers", "sliding_window_size", "use_qk_norm"});
 }
 
 // A MaxText YAML override.
