@@ -196,9 +196,9 @@ TEST_CASE("fsdp weights kept from the forward pass: one gather fewer, every laye
 TEST_CASE("an explicit ZeRO stage is kept beside fsdp, unset, fsdp means ZeRO-3") {
     TrainingSetup setup = setup_for("llama3-8b", "h100", 8);
     setup.plan.fsdp = 4;
-    CHECK(build_training_scenario(setup, test::source_dir(), "test").plan.zero_stage == 3);
+    CHECK(build_training_scenario(setup, test::source_dir(), "test").plan.zero_stage() == 3);
     setup.plan.zero = 0;
-    CHECK(build_training_scenario(setup, test::source_dir(), "test").plan.zero_stage == 0);
+    CHECK(build_training_scenario(setup, test::source_dir(), "test").plan.zero_stage() == 0);
 }
 
 TEST_CASE("plans that do not divide the model or the batch are refused, naming the field") {

@@ -92,7 +92,7 @@ TEST_CASE("property: the training model obeys its rooflines and monotonicities")
         const TrainingReport report = simulate_training(scenario);
         ++evaluated;
         const double chips = static_cast<double>(setup.chips);
-        const double peak = scenario.chip.peak_flops(scenario.plan.compute);
+        const double peak = scenario.chip.peak_flops(scenario.plan.precision);
         // Never faster than the FLOPs at peak, nor than streaming this chip's weights once.
         CHECK(report.mfu <= 1.0);
         CHECK(report.hfu <= 1.0 + 1e-12);

@@ -133,11 +133,11 @@ LayerWork derive_case(const std::string& name, const json& c, bool reshard_after
     const ChipSpec chip = resolve_hardware("h100", test::source_dir()).chip;
     const TrainingPlan plan = make_training_plan(p, chips, {0, layer.at("batch").get<double>()}, model, chip, "case");
     Strategy strategy = resolve_strategy(p.strategy, test::source_dir());
-    apply_zero_stage(strategy, plan.zero_stage);
+    apply_zero_stage(strategy, plan.zero_stage());
     MicroBatch micro;
     micro.micro_batch_seqs = plan.micro_batch_seqs;
     micro.seq_len = layer.at("seq").get<double>();
-    micro.reshard_after_forward = plan.reshard_after_forward;
+    micro.reshard_after_forward = plan.reshards_after_forward();
     micro.fused_projections = name.ends_with("_fused");
     micro.forward_only = forward_only;
     return derive_layer_work(model, strategy, plan.axes, micro, false);

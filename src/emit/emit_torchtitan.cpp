@@ -52,25 +52,25 @@ void torchtitan(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
     w.set("seq_len", whole(s.seq_len));
     // Data parallelism: FSDP2 over the fsdp ranks (dp_shard), DDP or HSDP replicas over the rest.
     const Int shard = d.fsdp, replicate = d.dp / d.fsdp;
-    if (shard > 1 && t.zero_stage != 3) w.refuse("zero", "torchtitan shards with FSDP2, which shards the weights too (ZeRO-3); the plan says ZeRO-" + text(t.zero_stage));
-    if (shard == 1 && t.zero_stage != 0 && d.dp > 1)
-        w.refuse("zero", "torchtitan shards optimizer state only with FSDP2 (data_parallel_shard_degree); ZeRO-" + text(t.zero_stage) +
+    if (shard > 1 && t.zero_stage() != 3) w.refuse("zero", "torchtitan shards with FSDP2, which shards the weights too (ZeRO-3); the plan says ZeRO-" + text(t.zero_stage()));
+    if (shard == 1 && t.zero_stage() != 0 && d.dp > 1)
+        w.refuse("zero", "torchtitan shards optimizer state only with FSDP2 (data_parallel_shard_degree); ZeRO-" + text(t.zero_stage()) +
                              " over replicas is no setting of it: give --fsdp, or --zero 0");
     w.set("dp_replicate", replicate);
     w.set("dp_shard", shard);
-    if (shard > 1) w.choose("reshard", t.reshard_after_forward ? "true" : "false", "reshard_after_forward");
-    if (!t.overlap_data_parallel && d.dp > 1) w.refuse("overlap", "torchtitan always overlaps data-parallel communication (FSDP2 prefetching, DDP buckets)");
+    if (shard > 1) w.choose("reshard", t.reshards_after_forward() ? "true" : "false", "reshard_after_forward");
+    if (!t.overlap && d.dp > 1) w.refuse("overlap", "torchtitan always overlaps data-parallel communication (FSDP2 prefetching, DDP buckets)");
     w.set("tp", d.tp);
     if (d.tp > 1 && !p.sequence_parallel)
         w.refuse("sp", "torchtitan's tensor parallelism always shards the norms' activations over the sequence (SequenceParallel in apply_tp): give --sp");
-    if (t.overlap_tensor_parallel) w.set_switch("async_tp", true);
+    if (t.tp_overlap) w.set_switch("async_tp", true);
     w.set("cp", d.cp);
     if (d.cp > 1) w.note("torchtitan also shards the weights over the context-parallel ranks (FSDP2 over dp_shard x cp); Ridgeline's plan keeps them whole there");
     // Micro-batches: the pipeline's (local_batch_size / microbatch size), or gradient accumulation's.
     const Int micro = whole(t.micro_batch_seqs), global = whole(s.global_batch_seqs);
     w.set("pp", d.pp);
     if (d.pp > 1) {
-        const Int vpp = whole(t.virtual_stages);
+        const Int vpp = t.vpp;
         const std::string schedule = schedule_name(t.schedule);
         const bool looped = schedule == "interleaved";
         if (looped != (vpp > 1))
@@ -95,17 +95,17 @@ void torchtitan(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
         w.set("ep", p.ep);
         w.set("etp", etp);
     }
-    if (s.model.moe) w.choose("moe_dispatcher", t.dedup_expert_dispatch ? "deepep" : "alltoall", "moe_dispatcher");
-    w.choose("recompute", t.recompute_policy, "recompute");
-    w.choose("precision", std::string(dtype_name(t.compute)), "precision");
-    if (t.compute == Dtype::fp8 && s.model.moe) w.note("the experts' grouped GEMMs stay bf16 (quantize.grouped_mm.float8 is a prototype); Ridgeline priced them in fp8");
+    if (s.model.moe) w.choose("moe_dispatcher", t.moe_dispatcher, "moe_dispatcher");
+    w.choose("recompute", t.recompute.name, "recompute");
+    w.choose("precision", std::string(dtype_name(t.precision)), "precision");
+    if (t.precision == Dtype::fp8 && s.model.moe) w.note("the experts' grouped GEMMs stay bf16 (quantize.grouped_mm.float8 is a prototype); Ridgeline priced them in fp8");
     // torch.compile: what the torchtitan stack prices (and async TP needs); eager PyTorch runs without.
-    w.set_switch("compile", s.stack.name != "pytorch-eager" || t.overlap_tensor_parallel);
+    w.set_switch("compile", s.stack.name != "pytorch-eager" || t.tp_overlap);
     if (s.stack.name != "torchtitan" && s.stack.name != "pytorch-eager")
         w.note("predicted with stack " + s.stack.name + "; --stack torchtitan predicts what this file runs");
     if (t.offload_optimizer)
         w.refuse("offload_optimizer", "torchtitan's CPU offload (training.enable_cpu_offload) moves parameters and gradients to the host too, not the optimizer alone");
-    if (t.overlap_expert_parallel)
+    if (t.ep_overlap)
         w.refuse("ep_overlap", "torchtitan overlaps the expert all-to-all only inside its DualPipeV schedule, which Ridgeline does not model");
     if (t.mtp_depth > 0) w.refuse("mtp_depth", "torchtitan v0.2.2 trains no multi-token prediction module");
     if (t.fp8_dispatch) w.refuse("fp8_dispatch", "torchtitan v0.2.2 dispatches routed tokens in bf16");

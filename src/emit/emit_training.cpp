@@ -106,7 +106,7 @@ void megatron(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
     w.set("seq_len", whole(s.seq_len));
     w.set("tp", d.tp);
     w.set("pp", d.pp);
-    const Int vpp = whole(t.virtual_stages);
+    const Int vpp = t.vpp;
     if (d.pp > 1) {
         w.choose("schedule", schedule_name(t.schedule), "schedule");
         const std::vector<Int>& stages = t.stage_layers;
@@ -137,30 +137,30 @@ void megatron(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
     if (p.sequence_parallel && d.tp > 1) w.set_switch("sp", true);
     w.set("micro_batch", whole(t.micro_batch_seqs));
     w.set("global_batch", whole(s.global_batch_seqs));
-    w.choose("recompute", t.recompute_policy, "recompute");
+    w.choose("recompute", t.recompute.name, "recompute");
     if (d.fsdp > 1 && d.fsdp != d.dp)
         w.refuse("fsdp", "Megatron FSDP shards over the whole data-parallel group (" + text(d.dp) + " ranks); fsdp " + text(d.fsdp) +
                              " of them is hybrid sharding, which this emitter does not write");
-    if (d.fsdp > 1 && t.zero_stage != 3) w.refuse("zero", "fsdp shards parameters (ZeRO-3), but the plan says ZeRO-" + text(t.zero_stage));
-    if (d.fsdp == 1 && t.zero_stage == 3)
+    if (d.fsdp > 1 && t.zero_stage() != 3) w.refuse("zero", "fsdp shards parameters (ZeRO-3), but the plan says ZeRO-" + text(t.zero_stage()));
+    if (d.fsdp == 1 && t.zero_stage() == 3)
         w.refuse("zero", "ZeRO-3 without fsdp shards no parameters in Ridgeline's plan; give --fsdp to shard them, or --zero 2");
-    if (d.fsdp > 1 && !t.reshard_after_forward)
+    if (d.fsdp > 1 && !t.reshards_after_forward())
         w.refuse("reshard_after_forward", "Megatron FSDP gathers the weights again for the backward pass; it has no setting to keep them");
-    w.choose("zero", text(t.zero_stage), "zero");
-    if (t.overlap_data_parallel && d.dp > 1) {
+    w.choose("zero", text(t.zero_stage()), "zero");
+    if (t.overlap && d.dp > 1) {
         w.set_switch("overlap_grad_reduce", true);
-        if (t.zero_stage >= 1) w.set_switch("overlap_param_gather", true);
+        if (t.zero_stage() >= 1) w.set_switch("overlap_param_gather", true);
     }
-    if (t.overlap_tensor_parallel) {
+    if (t.tp_overlap) {
         if (!p.sequence_parallel || d.tp == 1)
             w.refuse("tp_overlap", "Megatron-Core overlaps tensor-parallel communication with GEMMs only under sequence parallelism with tp > 1");
         w.set_switch("tp_overlap", true);
     }
-    w.choose("precision", std::string(dtype_name(t.compute)), "precision");
-    if (s.model.moe) w.choose("moe_dispatcher", t.dedup_expert_dispatch ? "deepep" : "alltoall", "moe_dispatcher");
-    if (t.overlap_expert_parallel) w.set_switch("ep_overlap", true);
+    w.choose("precision", std::string(dtype_name(t.precision)), "precision");
+    if (s.model.moe) w.choose("moe_dispatcher", t.moe_dispatcher, "moe_dispatcher");
+    if (t.ep_overlap) w.set_switch("ep_overlap", true);
     if (t.fp8_dispatch) w.refuse("fp8_dispatch", "this emitter knows no Megatron-Core setting that dispatches routed tokens in fp8");
-    if (t.mtp_depth > 0) w.set("mtp_depth", whole(t.mtp_depth));
+    if (t.mtp_depth > 0) w.set("mtp_depth", t.mtp_depth);
     if (t.offload_optimizer) w.choose("offload_optimizer", "on", "offload_optimizer");
     // Megatron-Core numbers ranks tensor, then context and expert, then data, then pipeline
     // (innermost first); a plan placed otherwise is not what it would run.
@@ -216,7 +216,7 @@ void maxtext(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
     if (d.pp > 1) {
         w.choose("schedule", schedule_name(t.schedule), "schedule");
         if (!t.stage_layers.empty()) w.refuse("stage_layers", "MaxText's pipeline gives every stage the same layers (num_layers_per_pipeline_stage)");
-        const Int vpp = whole(t.virtual_stages);
+        const Int vpp = t.vpp;
         w.set("stage_layers", s.model.n_layers / (d.pp * vpp));
         w.set("pipeline_repeats", vpp);
         if (microbatches % d.pp != 0)
@@ -225,18 +225,18 @@ void maxtext(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
     } else if (microbatches > 1) {
         w.set("gradient_accumulation", microbatches);
     }
-    w.choose("recompute", t.recompute_policy, "recompute");
-    if (d.data > 1) w.choose("zero_over_data", text(t.zero_stage), "zero");
-    w.choose("precision", std::string(dtype_name(t.compute)), "precision");
+    w.choose("recompute", t.recompute.name, "recompute");
+    if (d.data > 1) w.choose("zero_over_data", text(t.zero_stage()), "zero");
+    w.choose("precision", std::string(dtype_name(t.precision)), "precision");
     if (t.offload_optimizer) w.set_switch("offload_optimizer", true);
     // What MaxText cannot be told.
     if (!t.expert_folded_axes.empty()) w.refuse("fold_experts", "MaxText's expert axis is an axis of its own; it does not fold into tensor or context");
     if (p.ep > 1 && p.etp == 1 && d.tp > 1) w.refuse("etp", "MaxText splits the experts' weights over the tensor axis too; it cannot keep them whole (etp 1)");
     if (p.sequence_parallel && d.tp > 1)
         w.refuse("sp", "MaxText's tensor axis has no Megatron-style sequence parallelism (its tensor_sequence axis is another layout)");
-    if (t.overlap_tensor_parallel) w.refuse("tp_overlap", "MaxText has no setting for it (XLA schedules the tensor-parallel collectives)");
-    if (t.overlap_expert_parallel) w.refuse("ep_overlap", "MaxText has no setting that overlaps the expert all-to-all this way");
-    if (t.dedup_expert_dispatch && s.model.moe) w.refuse("moe_dispatcher", "MaxText has no DeepEP dispatcher");
+    if (t.tp_overlap) w.refuse("tp_overlap", "MaxText has no setting for it (XLA schedules the tensor-parallel collectives)");
+    if (t.ep_overlap) w.refuse("ep_overlap", "MaxText has no setting that overlaps the expert all-to-all this way");
+    if (t.moe_dispatcher == "deepep" && s.model.moe) w.refuse("moe_dispatcher", "MaxText has no DeepEP dispatcher");
     if (t.fp8_dispatch) w.refuse("fp8_dispatch", "MaxText has no DeepEP dispatcher to send fp8 tokens");
     if (t.mtp_depth > 0) w.refuse("mtp_depth", "this emitter writes no multi-token prediction settings for MaxText");
     w.note("MaxText lays each ICI axis on the torus itself (mesh_axes); Ridgeline's placement is not written");

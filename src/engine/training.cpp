@@ -58,7 +58,7 @@ private:
         if (c.role == CommRole::experts && c.kind == CollectiveKind::all_to_all && s_.model.moe) {
             const MoeSpec& moe = *s_.model.moe;
             options.routed = {d(moe.top_k), d(moe.n_experts), d(moe.routing_groups), d(moe.routing_groups_per_token),
-                              s_.plan.dedup_expert_dispatch};
+                              s_.plan.moe_dispatcher == "deepep"};
         }
         if (memo_ != nullptr) return memo_->cost(s_.cluster, group, c.kind, bytes, options.routed);
         scratch_ = collective_cost(s_.cluster, group, c.kind, bytes, options);
@@ -89,7 +89,7 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
     LayerTime t;
     const ChipSpec& chip = s_.chip;
     const double act_bytes = 2.0;
-    const MatmulDtypes dtypes{Dtype::bf16, Dtype::bf16, s_.plan.compute};
+    const MatmulDtypes dtypes{Dtype::bf16, Dtype::bf16, s_.plan.precision};
     const bool measured = chip.kernels.has_value();
     for (const DerivedMatmul& m : work.matmuls) {
         const Gemm gemm{m.rows, m.contract, m.cols, m.instances, m.weight_elements};
@@ -166,14 +166,14 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     LayoutCostsReport out;
     LayoutCosts& l = out.costs;
 
-    const double pp = axis(plan.pipeline_axis), tp = axis(PlanAxis::tensor), cp = axis(PlanAxis::context);
+    const double pp = axis(PlanAxis::pipeline), tp = axis(PlanAxis::tensor), cp = axis(PlanAxis::context);
     l.pipeline_size = pp;
     // The slowest (largest) stage sets the pace of the pipeline; the last one also runs the
     // multi-token prediction modules, a block each (Megatron-Core and DeepSeek-V3 place them there).
     const double last_stage = plan.stage_layers.empty() ? d(model.n_layers) / pp : d(plan.stage_layers.back());
     l.layers_per_stage = plan.stage_layers.empty() ? d(model.n_layers) / pp
                                                    : d(*std::max_element(plan.stage_layers.begin(), plan.stage_layers.end()));
-    l.layers_per_stage = std::max(l.layers_per_stage, last_stage + plan.mtp_depth);
+    l.layers_per_stage = std::max(l.layers_per_stage, last_stage + d(plan.mtp_depth));
     const double moe_fraction = model.moe ? d(model.moe_layers()) / d(model.n_layers) : 0.0;
 
     const LayerWork& dense_work = work.dense;
@@ -215,9 +215,9 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     const OutputWork& output = work.output;
     const DerivedMatmul& logits = output.logits;
     // fp8 recipes quantise the transformer blocks' GEMMs; the output layer stays bf16 unless the stack says otherwise.
-    const bool fp8_logits = plan.compute != Dtype::fp8 || s_.stack.fp8_output_layer;
-    const MatmulDtypes head_dtypes{Dtype::bf16, Dtype::bf16, fp8_logits ? plan.compute : Dtype::bf16};
-    const MatmulDtypes block_dtypes{Dtype::bf16, Dtype::bf16, plan.compute};
+    const bool fp8_logits = plan.precision != Dtype::fp8 || s_.stack.fp8_output_layer;
+    const MatmulDtypes head_dtypes{Dtype::bf16, Dtype::bf16, fp8_logits ? plan.precision : Dtype::bf16};
+    const MatmulDtypes block_dtypes{Dtype::bf16, Dtype::bf16, plan.precision};
     const Gemm logits_gemm{logits.rows, logits.contract, logits.cols, logits.instances, logits.weight_elements};
     l.logits_s = gemm_time(s_.chip, logits_gemm, head_dtypes).lower_bound_s() + gemm_backward_s(s_.chip, logits_gemm, head_dtypes);
     if (s_.chip.kernels) {
@@ -231,8 +231,8 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     if (plan.mtp_depth > 0) {
         const double D = d(model.d_model);
         const Gemm projection{dense_work.local_tokens, 2.0 * D, D / tp, 1.0, 2.0 * D * D / tp};
-        l.logits_s = (1.0 + plan.mtp_depth) * l.logits_s +
-                     plan.mtp_depth * (gemm_time(s_.chip, projection, block_dtypes).lower_bound_s() +
+        l.logits_s = (1.0 + d(plan.mtp_depth)) * l.logits_s +
+                     d(plan.mtp_depth) * (gemm_time(s_.chip, projection, block_dtypes).lower_bound_s() +
                                        gemm_backward_s(s_.chip, projection, block_dtypes));
     }
     const StackStepOverheads overheads = stack_step_overheads(s_);
@@ -257,7 +257,7 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
         // per rank and all-gathered over the tensor ranks after, where the stack does so.
         const bool whole_on_tensor_ranks = dense_work.local_tokens >= plan.micro_batch_seqs * s_.seq_len / cp;
         const double split = s_.stack.pipeline_scatter_gather && whole_on_tensor_ranks ? tp : 1.0;
-        DerivedCollective send{"pipeline send", CollectiveKind::permute, {plan.pipeline_axis}, activation_bytes / split,
+        DerivedCollective send{"pipeline send", CollectiveKind::permute, {axis_name(PlanAxis::pipeline)}, activation_bytes / split,
                                CommPhase::forward, CommRole::activations};
         const CollectiveCost& cc = cost(send);
         l.pipeline_send_s = 2.0 * cc.time_s();
@@ -275,7 +275,7 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     l.fsdp_size = axis(PlanAxis::fsdp);
     const double embedding_weights = d(model.vocab_size) * d(model.d_model) / (tp * l.fsdp_size) * (model.tied_embeddings || pp > 1 ? 1.0 : 2.0);
     l.local_params = l.layers_per_stage * l.layer_weight_elements + embedding_weights +
-                     plan.mtp_depth * 2.0 * d(model.d_model) * d(model.d_model) / tp;
+                     d(plan.mtp_depth) * 2.0 * d(model.d_model) * d(model.d_model) / tp;
     for (const auto& a : s_.strategy.optimizer_shard_axes)
         if (a != axis_name(PlanAxis::fsdp)) l.optimizer_shard_size *= axis(a);
     const double tokens_per_replica = plan.micro_batch_seqs * s_.seq_len / cp;
@@ -292,7 +292,7 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     // Gathered weights: two layers in flight (one in use, the next prefetched), or every layer of
     // the stage when they are kept from the forward pass to the backward.
     if (l.fsdp_size > 1) {
-        const double layers_held = plan.reshard_after_forward ? 2.0 : std::max(2.0, l.layers_per_stage);
+        const double layers_held = plan.reshards_after_forward() ? 2.0 : std::max(2.0, l.layers_per_stage);
         l.gathered_weight_bytes = layers_held * l.layer_weight_elements * l.fsdp_size * l.precision.param_bytes;
     }
     l.hbm_bytes = s_.chip.hbm_bytes;
@@ -300,23 +300,37 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     l.host_link_Bps = s_.chip.host_link_Bps;
     l.tokens_per_step = s_.global_batch_seqs * s_.seq_len;
     l.chips = d(s_.cluster.chips());
-    l.peak_flops = peak(plan.compute);
+    l.peak_flops = peak(plan.precision);
     l.model_flops_per_token = flops_per_token(model, s_.seq_len, true).training();
     return out;
 }
 
 }  // namespace
 
+StepKnobs TrainingPlan::step_knobs() const {
+    StepKnobs k;
+    k.microbatches = microbatches;
+    k.schedule = schedule;
+    k.virtual_stages = d(vpp);
+    k.recompute = recompute.modules;
+    k.zero_stage = zero_stage();
+    k.offload_optimizer = offload_optimizer;
+    k.overlap_data_parallel = overlap;
+    k.overlap_tensor_parallel = tp_overlap;
+    k.overlap_expert_parallel = ep_overlap;
+    return k;
+}
+
 void check_training_plan(const ModelSpec& m, const TrainingPlan& plan) {
     const auto axis = [&](const auto& name) { return plan.size(name); };
     // The model's rules on the degrees (a plan made by make_training_plan keeps them; one built by hand may not).
     Degrees degrees;
     degrees.tp = static_cast<std::int64_t>(axis(PlanAxis::tensor));
-    degrees.pp = static_cast<std::int64_t>(axis(plan.pipeline_axis));
+    degrees.pp = static_cast<std::int64_t>(axis(PlanAxis::pipeline));
     degrees.ep = static_cast<std::int64_t>(axis(PlanAxis::expert));
     for (const std::string& folded : plan.expert_folded_axes) degrees.ep *= static_cast<std::int64_t>(axis(folded));
     if (const auto fault = model_fault(m, degrees, {})) throw InputError("plan", fault->field, fault->message);
-    const double pp = axis(plan.pipeline_axis);
+    const double pp = axis(PlanAxis::pipeline);
     if (!plan.stage_layers.empty()) {
         std::int64_t total = 0;
         for (auto layers : plan.stage_layers) total += layers;
@@ -327,12 +341,12 @@ void check_training_plan(const ModelSpec& m, const TrainingPlan& plan) {
             throw InputError("plan", "stage_layers", "the stages hold " + std::to_string(total) + " layers, not the model's " +
                                                          std::to_string(m.n_layers));
         // Interleaving gives each rank vpp chunks: every chunk needs a layer.
-        if (d(*std::min_element(plan.stage_layers.begin(), plan.stage_layers.end())) < plan.virtual_stages)
+        if (d(*std::min_element(plan.stage_layers.begin(), plan.stage_layers.end())) < d(plan.vpp))
             throw InputError("plan", "stage_layers", "a stage holds fewer layers than its " +
-                                                         std::to_string(static_cast<long long>(plan.virtual_stages)) + " virtual stages");
-    } else if (std::fmod(d(m.n_layers), pp * plan.virtual_stages) != 0.0)
-        throw InputError("plan", plan.pipeline_axis, std::to_string(m.n_layers) + " layers do not split into " +
-                                                         std::to_string(static_cast<long long>(pp * plan.virtual_stages)) +
+                                                         std::to_string(static_cast<long long>(plan.vpp)) + " virtual stages");
+    } else if (std::fmod(d(m.n_layers), pp * d(plan.vpp)) != 0.0)
+        throw InputError("plan", axis_name(PlanAxis::pipeline), std::to_string(m.n_layers) + " layers do not split into " +
+                                                         std::to_string(static_cast<long long>(pp * d(plan.vpp))) +
                                                          " pipeline stages (give an uneven split: --stage-layers or stage_layers)");
     if (plan.microbatches < 1 || plan.micro_batch_seqs < 1)
         throw InputError("plan", "micro_batch", "the global batch does not split into whole micro-batches");
@@ -342,11 +356,11 @@ LayoutWork derive_layout_work(const TrainingScenario& s) {
     MicroBatch workload;
     workload.micro_batch_seqs = s.plan.micro_batch_seqs;
     workload.seq_len = s.seq_len;
-    workload.reshard_after_forward = s.plan.reshard_after_forward;
+    workload.reshard_after_forward = s.plan.reshards_after_forward();
     workload.expert_imbalance = s.plan.expert_imbalance;
     if (s.plan.fp8_dispatch) workload.dispatch_bytes = kFp8DispatchBytes;
     // fp16 runs keep fp16 gradients (their loss scaling guards the range); bf16 ones may reduce in fp32.
-    if (s.stack.fp32_gradient_reduction && s.plan.compute != Dtype::fp16) workload.grad_bytes = bytes_per_element(Dtype::fp32);
+    if (s.stack.fp32_gradient_reduction && s.plan.precision != Dtype::fp16) workload.grad_bytes = bytes_per_element(Dtype::fp32);
     LayoutWork work;
     work.dense = derive_layer_work(s.model, s.strategy, s.plan.axes, workload, false);
     work.moe = s.model.moe ? derive_layer_work(s.model, s.strategy, s.plan.axes, workload, true) : work.dense;
@@ -371,7 +385,7 @@ TrainingReport simulate_training(const TrainingScenario& scenario) {
     const LayoutWork work = derive_layout_work(scenario);
     const LayoutCostsReport layout = cost_layout(scenario, work, nullptr);
     const LayoutCosts& l = layout.costs;
-    const StepKnobs& knobs = scenario.plan;
+    const StepKnobs knobs = scenario.plan.step_knobs();
     StepParts parts{};
     TrainingReport report;
     report.step_time_s = estimate_step_time(l, knobs, parts);

@@ -14,27 +14,20 @@
 #include "model/transformer_math.hpp"
 #include "sharding/derive.hpp"
 #include "sharding/strategy.hpp"
+#include "spec/plan.hpp"
 #include "stack/stack.hpp"
 #include "topology/cluster.hpp"
 
 namespace ridgeline {
 
 
-// A plan: its axes and micro-batch, and the knobs the step model takes (StepKnobs: micro-batches
-// per step, schedule, virtual stages, recomputation, ZeRO stage, offload, overlap).
-struct TrainingPlan : StepKnobs {
-    AxisSizes axes;                     // data, fsdp, tensor, pipeline, context, expert ... sizes
-    double micro_batch_seqs = 1;        // per data-parallel replica
-    std::vector<std::int64_t> stage_layers;  // uneven split over the pipeline ranks (empty: even)
-    bool reshard_after_forward = true;  // gather fsdp-sharded weights again for the backward pass
-    Dtype compute = Dtype::bf16;        // matmul arithmetic (fp8: GEMMs only)
-    std::string pipeline_axis = axis_name(PlanAxis::pipeline);
-    std::string recompute_policy = "none";  // the name of the policy whose modules `recompute` holds
+// A plan as the engine takes it: the Plan with its defaults resolved by make_training_plan
+// (micro-batch, schedule), and what it implies: its mesh axes once expert ranks are folded, and
+// the micro-batches of a step.
+struct TrainingPlan : Plan {
+    AxisSizes axes;               // data, fsdp, tensor, pipeline, context, expert ... sizes
     AxisList expert_folded_axes;  // tensor, context (or part of them: ep_*) axes the expert ranks span besides the expert axis
-    bool dedup_expert_dispatch = false;  // DeepEP: a token crosses the fabric once per node
-    double expert_imbalance = 1;         // busiest expert rank's routed tokens over the mean
-    bool fp8_dispatch = false;           // routed tokens dispatched in fp8 (the combine stays bf16)
-    double mtp_depth = 0;                // multi-token prediction modules, on the last pipeline stage
+    double microbatches = 1;      // per replica and step
     // An axis's size (1 where the plan does not have it).
     [[nodiscard]] double size(const std::string& axis) const {
         const auto it = axes.find(axis);
@@ -42,6 +35,8 @@ struct TrainingPlan : StepKnobs {
     }
     // A plan axis's size, with the part expert ranks were folded over where it was split.
     [[nodiscard]] double size(PlanAxis axis) const { return size(axis_name(axis)) * size(expert_part_name(axis_name(axis))); }
+    // The knobs the step model prices, as the search varies them.
+    [[nodiscard]] StepKnobs step_knobs() const;
 };
 
 // What is trained on what: the model, the chip and its cluster, the sequence and global batch.

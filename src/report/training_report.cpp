@@ -23,10 +23,10 @@ std::string axes_text(const TrainingScenario& s) {
 std::string moe_line(const TrainingScenario& s) {
     std::string text;
     if (s.plan.size(PlanAxis::expert) > 1 || !s.plan.expert_folded_axes.empty())
-        text += std::string("experts: ") + (s.plan.dedup_expert_dispatch ? "deepep" : "alltoall") + " dispatch" +
-                (s.plan.overlap_expert_parallel ? ", all-to-all overlapped" : "") + (s.plan.fp8_dispatch ? ", fp8 dispatch" : "") +
+        text += std::string("experts: ") + s.plan.moe_dispatcher + " dispatch" +
+                (s.plan.ep_overlap ? ", all-to-all overlapped" : "") + (s.plan.fp8_dispatch ? ", fp8 dispatch" : "") +
                 (s.plan.expert_imbalance > 1.0 ? ", busiest rank x" + fixed(s.plan.expert_imbalance, 2) : ", balanced routing");
-    if (s.plan.mtp_depth > 0) text += (text.empty() ? "" : "; ") + std::string("multi-token prediction: ") + fixed(s.plan.mtp_depth, 0) + " module(s)";
+    if (s.plan.mtp_depth > 0) text += (text.empty() ? "" : "; ") + std::string("multi-token prediction: ") + std::to_string(s.plan.mtp_depth) + " module(s)";
     return text.empty() ? text : text + "\n";
 }
 
@@ -52,8 +52,8 @@ std::string training_table(const TrainingScenario& s, const TrainingReport& r, d
                        s.cluster.name + "), strategy " + s.strategy.name + ": " + axes_text(s) + "\n" +
                        "seq " + fixed(s.seq_len, 0) + ", global batch " + fixed(s.global_batch_seqs, 0) + " sequences (" +
                        si(r.tokens_per_step) + " tokens), micro-batch " + fixed(s.plan.micro_batch_seqs, 0) + " x " +
-                       fixed(s.plan.microbatches, 0) + " per replica, recompute " + s.plan.recompute_policy + ", " +
-                       std::string(dtype_name(s.plan.compute)) + "\n" + moe_line(s) + software_line(s.chip, s.stack) + "\n";
+                       fixed(s.plan.microbatches, 0) + " per replica, recompute " + s.plan.recompute.name + ", " +
+                       std::string(dtype_name(s.plan.precision)) + "\n" + moe_line(s) + software_line(s.chip, s.stack) + "\n";
     Table steps({"component", "time per step", "share", "bound"});
     for (const auto& c : r.components) {
         if (c.time_s <= 0) continue;
@@ -106,15 +106,15 @@ nlohmann::json training_document(const TrainingScenario& s, const TrainingReport
     for (const auto& placed : s.mesh.axes) doc["plan"]["axes"][placed.axis.name] = placed.axis.size;
     doc["plan"]["micro_batch_seqs"] = s.plan.micro_batch_seqs;
     doc["plan"]["microbatches"] = s.plan.microbatches;
-    doc["plan"]["recompute"] = s.plan.recompute_policy;
-    doc["plan"]["zero"] = s.plan.zero_stage;
-    doc["plan"]["reshard_after_forward"] = s.plan.reshard_after_forward;
-    doc["plan"]["precision"] = dtype_name(s.plan.compute);
-    doc["plan"]["moe_dispatcher"] = s.plan.dedup_expert_dispatch ? "deepep" : "alltoall";
-    doc["plan"]["ep_overlap"] = s.plan.overlap_expert_parallel;
+    doc["plan"]["recompute"] = s.plan.recompute.name;
+    doc["plan"]["zero"] = s.plan.zero_stage();
+    doc["plan"]["reshard_after_forward"] = s.plan.reshards_after_forward();
+    doc["plan"]["precision"] = dtype_name(s.plan.precision);
+    doc["plan"]["moe_dispatcher"] = s.plan.moe_dispatcher;
+    doc["plan"]["ep_overlap"] = s.plan.ep_overlap;
     doc["plan"]["fp8_dispatch"] = s.plan.fp8_dispatch;
     doc["plan"]["expert_imbalance"] = s.plan.expert_imbalance;
-    doc["plan"]["mtp_depth"] = s.plan.mtp_depth;
+    doc["plan"]["mtp_depth"] = static_cast<double>(s.plan.mtp_depth);
     doc["seq_len"] = s.seq_len;
     doc["global_batch_seqs"] = s.global_batch_seqs;
     doc["step_time_s"] = r.step_time_s;

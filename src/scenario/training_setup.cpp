@@ -123,9 +123,8 @@ TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, const PlanWor
                                            (folded.empty() ? "" : " (after " + text(p.ep / ep_from_data) + " from tensor and context)"));
 
     TrainingPlan plan;
-    Degrees degrees = p;
-    degrees.dp = dp;
-    plan.axes = degrees.axis_sizes();
+    static_cast<Plan&>(plan) = resolved;
+    plan.axes = resolved.axis_sizes();
     plan.axes[axis_name(PlanAxis::expert)] = ep_from_data;
     plan.axes[axis_name(PlanAxis::data)] = dp / p.fsdp / ep_from_data;
     if (split) {
@@ -134,22 +133,7 @@ TrainingPlan make_training_plan(const Plan& p, std::int64_t chips, const PlanWor
         plan.axes[expert_part_name(name)] = split->second;
     }
     plan.expert_folded_axes = folded;
-    plan.virtual_stages = static_cast<double>(p.vpp);
-    plan.stage_layers = p.stage_layers;
-    plan.schedule = p.vpp > 1 ? PipelineSchedule::interleaved : p.schedule;
-    plan.recompute = p.recompute.modules;
-    plan.recompute_policy = p.recompute.name;
-    plan.zero_stage = p.zero.value_or(p.fsdp > 1 ? 3 : 1);
-    plan.reshard_after_forward = p.reshard_after_forward.value_or(true);
-    plan.offload_optimizer = p.offload_optimizer;
-    plan.compute = p.precision;
-    plan.overlap_data_parallel = p.overlap;
-    plan.overlap_tensor_parallel = p.tp_overlap;
-    plan.dedup_expert_dispatch = p.moe_dispatcher == "deepep";
-    plan.overlap_expert_parallel = p.ep_overlap;
-    plan.fp8_dispatch = p.fp8_dispatch;
-    plan.expert_imbalance = p.expert_imbalance;
-    plan.mtp_depth = static_cast<double>(p.mtp_depth);
+    if (p.vpp > 1) plan.schedule = PipelineSchedule::interleaved;
     if (!chip.supports(p.precision))
         throw InputError(origin, "precision", chip.name + " has no " + std::string(dtype_name(p.precision)) + " arithmetic");
 
@@ -179,7 +163,7 @@ TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::
     scenario.plan = make_training_plan(p, setup.chips, {setup.seq_len, setup.global_batch_seqs}, setup.model, setup.hardware.chip, origin);
     check_moe_dispatch(scenario.stack, p.moe_dispatcher, p.ep_overlap, origin);
     scenario.strategy = resolve_strategy(p.strategy.empty() ? default_strategy_name(p) : p.strategy, data_dir);
-    apply_zero_stage(scenario.strategy, scenario.plan.zero_stage);
+    apply_zero_stage(scenario.strategy, scenario.plan.zero_stage());
     fold_expert_axes(scenario.strategy, scenario.plan);
     if (setup.cluster) {
         if (setup.cluster->chips() != setup.chips)

@@ -333,7 +333,7 @@ void Search::run_layout(const Degrees& g, std::uint64_t& ordinal, Accumulator& a
                         scenario.plan = make_training_plan(plan, spec_.cluster.chips(), {spec_.seq_len, spec_.global_batch_seqs}, spec_.model,
                                                            spec_.chip, "plan");
                         scenario.strategy = spec_.strategies.at(plan.strategy);
-                        apply_zero_stage(scenario.strategy, scenario.plan.zero_stage);
+                        apply_zero_stage(scenario.strategy, scenario.plan.zero_stage());
                         work = derive_layout_work(scenario);
                     } catch (const InputError& e) {
                         r.keep_example(Rejection::strategy_dims, ordinal, reason(e));

@@ -91,6 +91,9 @@ struct Plan : Degrees {
     std::int64_t mtp_depth = 0;               // multi-token prediction modules trained beside the model
     bool offload_optimizer = false;
     std::vector<std::string> placement;  // mesh axes innermost first (empty: hungriest innermost)
+    // The defaults of what a plan leaves unset, written once.
+    [[nodiscard]] int zero_stage() const { return zero.value_or(fsdp > 1 ? 3 : 1); }
+    [[nodiscard]] bool reshards_after_forward() const { return reshard_after_forward.value_or(true); }
     // The GEMMs' arithmetic: fp8 weights compute in fp8, weight-only quantisation in `precision`.
     [[nodiscard]] Dtype arithmetic() const { return arithmetic_for(weights); }
     [[nodiscard]] Dtype attention_weight_dtype() const { return attention_weights.value_or(weights); }

@@ -27,7 +27,7 @@ PublishedComparison compare_one(const RunRecord& r, const std::filesystem::path&
 
         TrainSearchSpec spec;
         static_cast<TrainingJob&>(spec) = scenario;
-        spec.precision = scenario.plan.compute;
+        spec.precision = scenario.plan.precision;
         spec.top_k = 1;
         spec.threads = threads;
         spec.reference_step_time_s = published.step_time_s;

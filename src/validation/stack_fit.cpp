@@ -76,7 +76,7 @@ void apply_stack_params(Stack& s, const StackParams& p) {
 double case_error(FitCase& c, const StackParams& p) {
     // The per-step cost and the straggler wait compose with the rest of the step in closed form
     // (engine/stragglers.hpp): only the layer share and the sharded share need the engine again.
-    const bool shards = c.scenario.plan.size(PlanAxis::fsdp) > 1 || c.scenario.plan.zero_stage >= 3;
+    const bool shards = c.scenario.plan.size(PlanAxis::fsdp) > 1 || c.scenario.plan.zero_stage() >= 3;
     const std::pair<double, double> key{p.layer_overhead_fraction, shards ? p.sharded_comm_efficiency : 1.0};
     auto base = c.base_step_s.find(key);
     if (base == c.base_step_s.end()) {
