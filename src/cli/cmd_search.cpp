@@ -65,7 +65,7 @@ std::string emit_plans(const EmitterSpec& spec, const std::vector<report::PlanWi
     std::size_t written = 0;
     for (std::size_t i = 0; i < plans.size() && written < count; ++i) {
         try {
-            text += (written == 0 ? "" : "\n") + emit_training(spec, plans[i].plan, plans[i].scenario, plans[i].report);
+            text += (written == 0 ? "" : "\n") + emit_training(spec, plans[i].scenario, plans[i].report);
             ++written;
         } catch (const InputError& refusal) {
             skipped += "# passed over: the search's plan #" + std::to_string(i + 1) + " (" + refusal.field() + ": " + refusal.detail() + ")\n";

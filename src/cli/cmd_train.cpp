@@ -149,7 +149,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         }
         f->html.write(json);
         if (emit) {
-            std::cout << emit_training(*emit, setup.plan, scenario, report);
+            std::cout << emit_training(*emit, scenario, report);
             return;
         }
         std::cout << with_settings(applied, f->json, f->json ? json : table) << "\n";

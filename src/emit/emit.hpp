@@ -12,11 +12,9 @@
 
 namespace ridgeline {
 
-// `plan` is the plan as given (train, or a search's plan), `scenario` what it became. InputError
-// (origin --emit, field the knob) where the framework cannot express a knob of the plan, or is a
-// serving framework.
-[[nodiscard]] std::string emit_training(const EmitterSpec& spec, const Plan& plan, const TrainingScenario& scenario,
-                                        const TrainingReport& report);
+// The scenario's plan in the framework's settings. InputError (origin --emit, field the knob) where
+// the framework cannot express a knob of the plan, or is a serving framework.
+[[nodiscard]] std::string emit_training(const EmitterSpec& spec, const TrainingScenario& scenario, const TrainingReport& report);
 // InputError the same way; and where the framework is a training framework.
 [[nodiscard]] std::string emit_serving(const EmitterSpec& spec, const ServingScenario& scenario, const ServingReport& report);
 

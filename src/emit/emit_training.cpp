@@ -20,19 +20,6 @@ std::string text(Int value) { return std::to_string(value); }
 
 namespace emit_detail {
 
-Degrees degrees(const TrainingScenario& s) {
-    const TrainingPlan& t = s.plan;
-    Degrees d{};
-    d.tp = whole(t.size(PlanAxis::tensor));
-    d.pp = whole(t.size(PlanAxis::pipeline));
-    d.cp = whole(t.size(PlanAxis::context));
-    d.fsdp = whole(t.size(PlanAxis::fsdp));
-    d.data = whole(t.size(PlanAxis::data));
-    d.chips = s.cluster.chips();
-    d.dp = d.chips / (d.tp * d.pp * d.cp);
-    return d;
-}
-
 void check_rank_order(EmitWriter& w, const TrainingScenario& s, const std::string& order, int (*group)(const std::string&)) {
     int last = 0;
     std::string last_name;
@@ -96,20 +83,19 @@ void model_shape(EmitWriter& w, const ModelSpec& m, Int seq_len) {
     w.note("the tokenizer and vocabulary (" + std::to_string(m.vocab_size) + " tokens) come from your data arguments");
 }
 
-void megatron(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
-    const TrainingPlan& t = s.plan;
-    const Degrees d = degrees(s);
+void megatron(EmitWriter& w, const TrainingScenario& s) {
+    const TrainingPlan& p = s.plan;  // resolved: dp counts the chips
     if (s.chip.kind == ChipKind::tpu) w.refuse("hardware", "Megatron-Core runs on NVIDIA GPUs and " + s.chip.name + " is a TPU (--emit maxtext writes TPU plans)");
     const Int layers = s.model.n_layers;
     w.set("layers", layers);
     model_shape(w, s.model, whole(s.seq_len));
     w.set("seq_len", whole(s.seq_len));
-    w.set("tp", d.tp);
-    w.set("pp", d.pp);
-    const Int vpp = t.vpp;
-    if (d.pp > 1) {
-        w.choose("schedule", schedule_name(t.schedule), "schedule");
-        const std::vector<Int>& stages = t.stage_layers;
+    w.set("tp", p.tp);
+    w.set("pp", p.pp);
+    const Int vpp = p.vpp;
+    if (p.pp > 1) {
+        w.choose("schedule", schedule_name(p.schedule), "schedule");
+        const std::vector<Int>& stages = p.stage_layers;
         const bool even = stages.empty() || std::all_of(stages.begin(), stages.end(), [&](Int n) { return n == stages.front(); });
         if (!even) {
             // Megatron-Core gives the first and last stages their own counts and splits the rest evenly.
@@ -121,47 +107,47 @@ void megatron(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
             if (middle.empty() || stages.back() != middle.front()) w.set("last_stage_layers", stages.back());
         }
         if (vpp > 1) {
-            if (even) w.set("vpp_layers", layers / (d.pp * vpp));
+            if (even) w.set("vpp_layers", layers / (p.pp * vpp));
             else w.set("vpp", vpp);
         }
     }
-    if (d.cp > 1) w.set("cp", d.cp);
+    if (p.cp > 1) w.set("cp", p.cp);
     if (p.ep > 1) {
-        const Int etp = p.etp == 0 ? d.tp : p.etp;
-        if (!p.fold_experts && (d.cp > 1 || (etp == 1 && d.tp > 1)))
+        const Int etp = p.etp == 0 ? p.tp : p.etp;
+        if (!p.fold_experts && (p.cp > 1 || (etp == 1 && p.tp > 1)))
             w.refuse("fold_experts", "Megatron-Core carves expert ranks from the tensor ranks (with etp 1) and the context ranks before the "
                                      "data-parallel ones; give --fold-experts to plan it that way");
         w.set("ep", p.ep);
         w.set("etp", etp);
     }
-    if (p.sequence_parallel && d.tp > 1) w.set_switch("sp", true);
-    w.set("micro_batch", whole(t.micro_batch_seqs));
+    if (p.sequence_parallel && p.tp > 1) w.set_switch("sp", true);
+    w.set("micro_batch", whole(p.micro_batch_seqs));
     w.set("global_batch", whole(s.global_batch_seqs));
-    w.choose("recompute", t.recompute.name, "recompute");
-    if (d.fsdp > 1 && d.fsdp != d.dp)
-        w.refuse("fsdp", "Megatron FSDP shards over the whole data-parallel group (" + text(d.dp) + " ranks); fsdp " + text(d.fsdp) +
+    w.choose("recompute", p.recompute.name, "recompute");
+    if (p.fsdp > 1 && p.fsdp != p.dp)
+        w.refuse("fsdp", "Megatron FSDP shards over the whole data-parallel group (" + text(p.dp) + " ranks); fsdp " + text(p.fsdp) +
                              " of them is hybrid sharding, which this emitter does not write");
-    if (d.fsdp > 1 && t.zero_stage() != 3) w.refuse("zero", "fsdp shards parameters (ZeRO-3), but the plan says ZeRO-" + text(t.zero_stage()));
-    if (d.fsdp == 1 && t.zero_stage() == 3)
+    if (p.fsdp > 1 && p.zero_stage() != 3) w.refuse("zero", "fsdp shards parameters (ZeRO-3), but the plan says ZeRO-" + text(p.zero_stage()));
+    if (p.fsdp == 1 && p.zero_stage() == 3)
         w.refuse("zero", "ZeRO-3 without fsdp shards no parameters in Ridgeline's plan; give --fsdp to shard them, or --zero 2");
-    if (d.fsdp > 1 && !t.reshards_after_forward())
+    if (p.fsdp > 1 && !p.reshards_after_forward())
         w.refuse("reshard_after_forward", "Megatron FSDP gathers the weights again for the backward pass; it has no setting to keep them");
-    w.choose("zero", text(t.zero_stage()), "zero");
-    if (t.overlap && d.dp > 1) {
+    w.choose("zero", text(p.zero_stage()), "zero");
+    if (p.overlap && p.dp > 1) {
         w.set_switch("overlap_grad_reduce", true);
-        if (t.zero_stage() >= 1) w.set_switch("overlap_param_gather", true);
+        if (p.zero_stage() >= 1) w.set_switch("overlap_param_gather", true);
     }
-    if (t.tp_overlap) {
-        if (!p.sequence_parallel || d.tp == 1)
+    if (p.tp_overlap) {
+        if (!p.sequence_parallel || p.tp == 1)
             w.refuse("tp_overlap", "Megatron-Core overlaps tensor-parallel communication with GEMMs only under sequence parallelism with tp > 1");
         w.set_switch("tp_overlap", true);
     }
-    w.choose("precision", std::string(dtype_name(t.precision)), "precision");
-    if (s.model.moe) w.choose("moe_dispatcher", t.moe_dispatcher, "moe_dispatcher");
-    if (t.ep_overlap) w.set_switch("ep_overlap", true);
-    if (t.fp8_dispatch) w.refuse("fp8_dispatch", "this emitter knows no Megatron-Core setting that dispatches routed tokens in fp8");
-    if (t.mtp_depth > 0) w.set("mtp_depth", t.mtp_depth);
-    if (t.offload_optimizer) w.choose("offload_optimizer", "on", "offload_optimizer");
+    w.choose("precision", std::string(dtype_name(p.precision)), "precision");
+    if (s.model.moe) w.choose("moe_dispatcher", p.moe_dispatcher, "moe_dispatcher");
+    if (p.ep_overlap) w.set_switch("ep_overlap", true);
+    if (p.fp8_dispatch) w.refuse("fp8_dispatch", "this emitter knows no Megatron-Core setting that dispatches routed tokens in fp8");
+    if (p.mtp_depth > 0) w.set("mtp_depth", p.mtp_depth);
+    if (p.offload_optimizer) w.choose("offload_optimizer", "on", "offload_optimizer");
     // Megatron-Core numbers ranks tensor, then context and expert, then data, then pipeline
     // (innermost first); a plan placed otherwise is not what it would run.
     check_rank_order(w, s, "Megatron-Core places ranks tensor, context/expert, data, pipeline (innermost first)", [](const std::string& axis) {
@@ -195,12 +181,11 @@ void maxtext_model_shape(EmitWriter& w, const ModelSpec& m) {
 }
 
 // A MaxText YAML override.
-void maxtext(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
-    const TrainingPlan& t = s.plan;
-    const Degrees d = degrees(s);
+void maxtext(EmitWriter& w, const TrainingScenario& s) {
+    const TrainingPlan& p = s.plan;  // resolved: dp counts the chips
     maxtext_model_shape(w, s.model);
     w.set("seq_len", whole(s.seq_len));
-    w.set_number("per_device_batch", s.global_batch_seqs / static_cast<double>(d.chips));
+    w.set_number("per_device_batch", s.global_batch_seqs / static_cast<double>(s.cluster.chips()));
     // Each plan axis split between the chips' own links (ICI, level 0) and the network between slices (DCN).
     for (std::size_t i = 0; i < kPlanAxes; ++i) {
         const std::string name = kPlanAxisNames[i];
@@ -212,33 +197,33 @@ void maxtext(EmitWriter& w, const Plan& p, const TrainingScenario& s) {
         w.set("ici." + name, ici);
         w.set("dcn." + name, dcn);
     }
-    const Int microbatches = whole(t.microbatches);
-    if (d.pp > 1) {
-        w.choose("schedule", schedule_name(t.schedule), "schedule");
-        if (!t.stage_layers.empty()) w.refuse("stage_layers", "MaxText's pipeline gives every stage the same layers (num_layers_per_pipeline_stage)");
-        const Int vpp = t.vpp;
-        w.set("stage_layers", s.model.n_layers / (d.pp * vpp));
+    const Int microbatches = whole(p.microbatches);
+    if (p.pp > 1) {
+        w.choose("schedule", schedule_name(p.schedule), "schedule");
+        if (!p.stage_layers.empty()) w.refuse("stage_layers", "MaxText's pipeline gives every stage the same layers (num_layers_per_pipeline_stage)");
+        const Int vpp = p.vpp;
+        w.set("stage_layers", s.model.n_layers / (p.pp * vpp));
         w.set("pipeline_repeats", vpp);
-        if (microbatches % d.pp != 0)
-            w.refuse("micro_batch", "MaxText needs the pipeline's micro-batches (" + text(microbatches) + ") in a multiple of its " + text(d.pp) + " stages");
+        if (microbatches % p.pp != 0)
+            w.refuse("micro_batch", "MaxText needs the pipeline's micro-batches (" + text(microbatches) + ") in a multiple of its " + text(p.pp) + " stages");
         w.set("pipeline_microbatches", microbatches);
     } else if (microbatches > 1) {
         w.set("gradient_accumulation", microbatches);
     }
-    w.choose("recompute", t.recompute.name, "recompute");
-    if (d.data > 1) w.choose("zero_over_data", text(t.zero_stage()), "zero");
-    w.choose("precision", std::string(dtype_name(t.precision)), "precision");
-    if (t.offload_optimizer) w.set_switch("offload_optimizer", true);
+    w.choose("recompute", p.recompute.name, "recompute");
+    if (p.size(PlanAxis::data) > 1) w.choose("zero_over_data", text(p.zero_stage()), "zero");
+    w.choose("precision", std::string(dtype_name(p.precision)), "precision");
+    if (p.offload_optimizer) w.set_switch("offload_optimizer", true);
     // What MaxText cannot be told.
-    if (!t.expert_folded_axes.empty()) w.refuse("fold_experts", "MaxText's expert axis is an axis of its own; it does not fold into tensor or context");
-    if (p.ep > 1 && p.etp == 1 && d.tp > 1) w.refuse("etp", "MaxText splits the experts' weights over the tensor axis too; it cannot keep them whole (etp 1)");
-    if (p.sequence_parallel && d.tp > 1)
+    if (!p.expert_folded_axes.empty()) w.refuse("fold_experts", "MaxText's expert axis is an axis of its own; it does not fold into tensor or context");
+    if (p.ep > 1 && p.etp == 1 && p.tp > 1) w.refuse("etp", "MaxText splits the experts' weights over the tensor axis too; it cannot keep them whole (etp 1)");
+    if (p.sequence_parallel && p.tp > 1)
         w.refuse("sp", "MaxText's tensor axis has no Megatron-style sequence parallelism (its tensor_sequence axis is another layout)");
-    if (t.tp_overlap) w.refuse("tp_overlap", "MaxText has no setting for it (XLA schedules the tensor-parallel collectives)");
-    if (t.ep_overlap) w.refuse("ep_overlap", "MaxText has no setting that overlaps the expert all-to-all this way");
-    if (t.moe_dispatcher == "deepep" && s.model.moe) w.refuse("moe_dispatcher", "MaxText has no DeepEP dispatcher");
-    if (t.fp8_dispatch) w.refuse("fp8_dispatch", "MaxText has no DeepEP dispatcher to send fp8 tokens");
-    if (t.mtp_depth > 0) w.refuse("mtp_depth", "this emitter writes no multi-token prediction settings for MaxText");
+    if (p.tp_overlap) w.refuse("tp_overlap", "MaxText has no setting for it (XLA schedules the tensor-parallel collectives)");
+    if (p.ep_overlap) w.refuse("ep_overlap", "MaxText has no setting that overlaps the expert all-to-all this way");
+    if (p.moe_dispatcher == "deepep" && s.model.moe) w.refuse("moe_dispatcher", "MaxText has no DeepEP dispatcher");
+    if (p.fp8_dispatch) w.refuse("fp8_dispatch", "MaxText has no DeepEP dispatcher to send fp8 tokens");
+    if (p.mtp_depth > 0) w.refuse("mtp_depth", "this emitter writes no multi-token prediction settings for MaxText");
     w.note("MaxText lays each ICI axis on the torus itself (mesh_axes); Ridgeline's placement is not written");
 }
 
@@ -256,13 +241,13 @@ std::vector<std::string> training_header(const TrainingScenario& s, const Traini
 
 }  // namespace
 
-std::string emit_training(const EmitterSpec& spec, const Plan& plan, const TrainingScenario& scenario, const TrainingReport& report) {
+std::string emit_training(const EmitterSpec& spec, const TrainingScenario& scenario, const TrainingReport& report) {
     if (spec.job != EmitJob::training)
         throw InputError("--emit", "", spec.name + " writes serving launch arguments; training plans take " + emit_framework_names(EmitJob::training));
     EmitWriter w(spec);
-    if (spec.name == "megatron") emit_detail::megatron(w, plan, scenario);
-    else if (spec.name == "maxtext") emit_detail::maxtext(w, plan, scenario);
-    else if (spec.name == "torchtitan") emit_detail::torchtitan(w, plan, scenario);
+    if (spec.name == "megatron") emit_detail::megatron(w, scenario);
+    else if (spec.name == "maxtext") emit_detail::maxtext(w, scenario);
+    else if (spec.name == "torchtitan") emit_detail::torchtitan(w, scenario);
     else throw InputError("--emit", "", "no training emitter for " + spec.name + " (known: " + emit_framework_names(EmitJob::training) + ")");
     return w.render(training_header(scenario, report));
 }

@@ -9,17 +9,12 @@
 
 namespace ridgeline::emit_detail {
 
-// The degrees as the scenario resolved them; dp = chips / (tp x pp x cp), the data and fsdp ranks.
-struct Degrees {
-    std::int64_t tp, pp, cp, dp, fsdp, data, chips;
-};
-[[nodiscard]] Degrees degrees(const TrainingScenario& s);
 // Refuses (knob placement) a plan whose mesh places the axes out of the framework's rank order:
 // `group` ranks an axis name from innermost; `order` says the framework's order.
 void check_rank_order(EmitWriter& w, const TrainingScenario& s, const std::string& order, int (*group)(const std::string&));
 
-void megatron(EmitWriter& w, const Plan& p, const TrainingScenario& s);
-void maxtext(EmitWriter& w, const Plan& p, const TrainingScenario& s);
-void torchtitan(EmitWriter& w, const Plan& p, const TrainingScenario& s);
+void megatron(EmitWriter& w, const TrainingScenario& s);
+void maxtext(EmitWriter& w, const TrainingScenario& s);
+void torchtitan(EmitWriter& w, const TrainingScenario& s);
 
 }  // namespace ridgeline::emit_detail
