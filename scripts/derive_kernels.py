@@ -318,7 +318,8 @@ def derive_all():
     block["memory_bound_floor_s"] = measured_floors("h200")
     blocks["h200"] = block
 
-    # Blackwell: B200 cuBLAS/CUTLASS GEMMs and cudnn-frontend attention; GB200 from its own MAMF and cuDNN rows.
+    # Blackwell: B200 cuBLAS/CUTLASS GEMMs and cudnn-frontend attention; GB200 from its own MAMF and cuDNN rows
+    # and the B200's GEMMs (same die).
     bw_copies = {"B200 D2D bandwidthTest": 6000e9, "B300 torch.clone": 6300e9, "GB300 Triton triad": 7140e9}
     for name, chip_label in (("b200", "B200"), ("gb200", "GB200")):
         chip = load(CHIPS / f"{name}.json")
@@ -327,15 +328,25 @@ def derive_all():
         def mine(row, label=chip_label):
             return row["chip"] == label or (label == "B200" and row["chip"].startswith(("B200", "SM100")))
 
+        def sibling(row, label=chip_label):
+            # The GB200's GPUs are B200 dies at a higher clock: a B200 GEMM runs at the same fraction of
+            # peak. Its MAMF best shapes are left out: the GB200 has its own.
+            return label == "GB200" and row["chip"].startswith(("B200", "SM100")) and "MAMF" not in row["kernel"]
+
         rows = {}
         for dtype in ("bf16", "fp8", "fp4"):
-            picked = [r for r in bw["gemm"] if mine(r) and r.get("M") and
-                      {"fp8_e4m3": "fp8", "nvfp4": "fp4", "fp16": "bf16"}.get(r["dtype"], r["dtype"]) == dtype]
+            def same_dtype(r, dtype=dtype):
+                return r.get("M") and {"fp8_e4m3": "fp8", "nvfp4": "fp4", "fp16": "bf16"}.get(r["dtype"], r["dtype"]) == dtype
+            picked = [r for r in bw["gemm"] if mine(r) and same_dtype(r)]
+            ratio = peaks_of(chip).get(dtype, 0) / peaks_of(load(CHIPS / "b200.json")).get(dtype, 1)
+            picked += [{**r, "tflops": r["tflops"] * ratio} for r in bw["gemm"] if sibling(r) and same_dtype(r) and ratio > 0]
             if picked:
                 rows[dtype] = gemm_rows(picked, bias)
         gemm = gemm_block(chip, rows, hk, hk["gemm"]["launch_s"], 1.0, copy, h_copy,
                           f"fitted to the cited {chip_label} GEMMs with shapes (kernel-benchmarks-blackwell.json: cuBLAS, "
-                          "CUTLASS fp8, torchao nvfp4), MAMF's best shapes scaled by their H100 bias; launch cost and row "
+                          "CUTLASS fp8, torch._scaled_mm and CuTe DSL fp8 at 4096^3, torchao nvfp4)" +
+                          (", and the B200's at the same fraction of peak (same die)" if chip_label == "GB200" else "") +
+                          ", MAMF's best shapes scaled by their H100 bias; launch cost and row "
                           "ramp: the H100's (same libraries); weight streaming: the H100's share of a copy")
         attention = {}
         for family, kernel in (("cudnn", "cuDNN"), ("flash-attention-2", "FlashAttention-2 2.7.4")):

@@ -57,7 +57,7 @@ for chip, peak_Bps in (("h100", 3.35e12), ("h200", 4.8e12)):
           % (chip.upper(), 1e6 * layer, 1e6 * op("rms_norm"), 1e6 * op("rope_q_k"), 1e6 * op("residual_add"), 1e6 * op("silu_mul"),
              100 * elementwise / layer, 1e6 * op("sdpa"), statistics.median(c["kv_bytes"] for c in small) / 1e6, 100 * stream))
 PY
-"$build/tests/ridgeline_tests" -sf='*kernel_model*' -s 2>&1 | grep -o '\(b200\|gb200\|a100-80gb\|tpu-v5e\|tpu-v6e\) [a-zA-Z0-9 -]*: [0-9]* cases.*' || true
+"$build/tests/ridgeline_tests" -sf='*kernel_model*' -s 2>&1 | grep -o "\(h100-sxm\|b200\|gb200\|a100-80gb\|tpu-v5e\|tpu-v6e\) [a-zA-Z0-9 '-]*: [0-9]* cases.*" || true
 # `ridgeline fit --like` on the H100 reference against the shipped block (which it wrote).
 fitted=$(mktemp -d)
 "$build/ridgeline" fit tests/data/reference/gpu-kernels-h100.json --like h100-sxm -o "$fitted/h100.json" >/dev/null
