@@ -81,7 +81,7 @@ nlohmann::json plan_document(const SearchedPlan& p) {
                           {"zero", p.zero.value_or(0)}, {"micro_batch_seqs", p.micro_batch_seqs}, {"microbatches", p.microbatches},
                           {"schedule", schedule_name(p.schedule)}, {"recompute", p.recompute.name},
                           {"offload_optimizer", p.offload_optimizer}, {"overlap", p.overlap}, {"tp_overlap", p.tp_overlap},
-                          {"reshard_after_forward", p.fsdp > 1 && p.reshard_after_forward.value_or(true)},
+                          {"reshard_after_forward", p.fsdp > 1 && p.reshards_after_forward()},
                           {"moe_dispatcher", p.moe_dispatcher}, {"ep_overlap", p.ep_overlap}, {"expert_imbalance", p.expert_imbalance},
                           {"mtp_depth", p.mtp_depth}, {"uneven_pipeline", !p.stage_layers.empty()}, {"placement", p.placement}};
     doc["other_placements_alike"] = p.other_orders;
