@@ -355,6 +355,9 @@ def round_three():
         ("model-groups-zero.json", deepseek, [("moe.routing_groups", 0)], "moe.routing_groups"),
     ]:
         case(name, base, edits, "model {file}", [name, field])
+    # A newline in a name would forge a line in every report and emitted launch file.
+    case("model-name-newline.json", model, [("name", "llama3-8b\n--tensor-model-parallel-size 1")],
+         "train --model {file} --hardware dgx-h100 --chips 8 --emit megatron", ["model-name-newline.json", "name", "control character"])
 
     # Run records: every field a measurement is read from.
     runs = load("tests", "data", "runs", "published-runs-dev.json")

@@ -98,6 +98,11 @@ TEST_CASE("hostile files: FIFOs, devices, folders and a full stdout are refused,
     ridgeline::test::expect_refusal(train + "--from torchtitan /proc/self/environ", {"/proc/self/environ", "pseudo-file"});
     ridgeline::test::expect_refusal(train + "--html " + fifo.string(), {fifo.string(), "not a regular file"});
     CHECK(std::filesystem::is_fifo(fifo));
+    // Where nothing can be written (a missing folder, a folder, /proc even for root): refused, not a crash.
+    ridgeline::test::expect_refusal(train + "--html " + (dir / "no-such-folder" / "page.html").string(), {"--html", "does not exist"});
+    ridgeline::test::expect_refusal(train + "--html " + dir.string(), {dir.string(), "folder"});
+    if (std::filesystem::is_directory("/proc/self"))
+        ridgeline::test::expect_refusal(train + "--html /proc/self/page.html", {"/proc/self"});
     if (std::filesystem::is_character_file("/dev/full")) {
         ridgeline::test::expect_refusal(train + "--html /dev/full", {"/dev/full", "not a regular file"});
         CHECK(std::filesystem::is_character_file("/dev/full"));

@@ -92,6 +92,30 @@ class SameAsTheCommandLine(unittest.TestCase):
         # and the module still runs the next call
         self.assertEqual(ridgeline.model(model="llama3-8b")["model"]["name"], "llama3-8b")
 
+    def test_threads_share_the_module(self):
+        # Eight threads at once: each gets its own answer or its own refusal, as if it ran alone.
+        jobs = [dict(model="llama3-8b", hardware="dgx-h100", chips=8 * (1 + i % 2)) for i in range(6)]
+        jobs += [dict(model="llama3-8b", hardware="dgx-h100", chips=8, tp=3)] * 2
+        alone = [self.outcome(job) for job in jobs[:2] + jobs[-1:]]
+        results = [None] * len(jobs)
+
+        def work(i):
+            results[i] = self.outcome(jobs[i])
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(len(jobs))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+        self.assertEqual(results, [alone[i % 2] for i in range(6)] + [alone[2]] * 2)
+        self.assertIn("tp", alone[2])
+
+    @staticmethod
+    def outcome(job):
+        try:
+            return ridgeline.train(**job)
+        except ridgeline.InputError as error:
+            return str(error)
+
     def test_validate(self):
         runs = os.path.join(ROOT, "tests/data/runs/published-runs-dev.json")
         self.check(ridgeline.validate, dict(file=runs, source="narayanan2021_table1"),

@@ -197,7 +197,13 @@ std::vector<std::string> JsonObject::keys() const {
 std::string JsonObject::string(const std::string& key) {
     const auto& value = require(key);
     if (!value.is_string()) fail(key, "expected a string, found " + type_name(value));
-    return value.get<std::string>();
+    std::string text = value.get<std::string>();
+    // A name or value is one line: a newline in it would forge lines in reports and emitted files.
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c < 0x20 || c == 0x7f) fail(key, "a control character (code " + std::to_string(c) + ") at position " + std::to_string(i) + ": a value is one line of text");
+    }
+    return text;
 }
 
 std::optional<std::string> JsonObject::optional_string(const std::string& key) {

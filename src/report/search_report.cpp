@@ -245,9 +245,10 @@ std::string train_search_json(const TrainSearchOutcome& o) {
 }
 
 std::string scaling_table(const ScalingOutcome& o) {
-    const std::string days = o.deadline_s ? fixed(*o.deadline_s / 86400.0, 2) + " days" : "";
+    // A deadline under 0.01 days would print as "0.00 days".
+    const std::string days = !o.deadline_s ? "" : *o.deadline_s >= 864.0 ? fixed(*o.deadline_s / 86400.0, 2) + " days" : seconds(*o.deadline_s);
     std::string text = (o.deadline_s ? "Fewest chips to train " + o.model_name + " on " + o.chip_name + " within " + days + ", " +
-                                           si(o.train_tokens) + " tokens (" + fixed(o.elapsed_s, 2) + " s; the counts searched:)\n\n"
+                                           si(o.train_tokens) + " tokens (" + fixed(o.elapsed_s, 2) + " s); the counts searched:\n\n"
                                      : "Strong scaling: " + o.model_name + " on " + o.chip_name + ", " + si(o.train_tokens) +
                                            " tokens, objective " + o.objective + " (" + fixed(o.elapsed_s, 2) + " s)\n\n");
     Table table({"chips", "valid plans", "best plan", "MFU", "time to train", "goodput", "with failures", "cost", "speedup per doubling", "front"});
