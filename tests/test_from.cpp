@@ -410,6 +410,23 @@ TEST_CASE("from torchtitan: v0.2.2's own job files read as published, or are ref
                    {"llama3_405b.toml", "model.converters", "float8"});
 }
 
+// A real file carries many settings that change nothing Ridgeline models (checkpointing, logging,
+// the learning rate): one note lists them all, and --strict refuses them instead.
+TEST_CASE("from: the settings a real file gives that change nothing modelled are listed once, or refused under --strict") {
+    const std::string file = ridgeline::test::data_file("launch/torchtitan/llama3_8b.toml").string();
+    const std::string train = "train --model llama3.1-8b --hardware dgx-a100 --chips 64 --from torchtitan " + file;
+    const auto read = ridgeline::test::run_ridgeline(train + " --json");
+    REQUIRE(read.exit_code == 0);
+    // [checkpoint] interval = 500, [metrics] log_freq = 10, [optimizer] lr = 8e-4 in the file as published.
+    const auto note = read.err.find("note: " + file + ": not read");
+    REQUIRE(note != std::string::npos);
+    CHECK(read.err.find('\n', note) == read.err.size() - 1);  // one line
+    for (const char* key : {"checkpoint.interval", "metrics.log_freq", "optimizer.lr"}) CHECK(read.err.find(key) != std::string::npos);
+    CHECK(read.err.find("parallelism.") == std::string::npos);  // what it reads is not in the note
+    expect_refusal(train + " --strict", {file, "checkpoint.", "--strict", "metrics.log_freq", "optimizer.lr"});
+    expect_refusal("train --model llama3.1-8b --hardware dgx-a100 --chips 64 --strict", {"--strict", "--from"});
+}
+
 TEST_CASE("from torchtitan: v0.1.0's job files read in that release's names (training.compile, [float8], converter \"float8\")") {
     const auto file = [](const std::string& name) { return ridgeline::test::data_file("launch/torchtitan/v0.1.0/" + name).string(); };
     // The same plans as v0.2.2's files: training.compile = false is compile.enable = false.

@@ -47,6 +47,7 @@ struct Flags {
     std::string stack;
     EmitFlags emit;
     std::vector<std::string> from;
+    bool strict = false;
 };
 
 template <typename T>
@@ -133,9 +134,11 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     add_memory_margin_flag(*c, f->what_if);
     add_emit_flags(*c, f->emit, EmitJob::training, true);
     add_html_flag(*c, f->html, "the Pareto front with the chosen plan, the rejections; across chip counts, the scaling curve");
-    c->add_option("--from", f->from, "FRAMEWORK FILE: fix what an existing launch configuration fixes (megatron arguments, a maxtext YAML) "
+    c->add_option("--from", f->from, "FRAMEWORK FILE: fix what an existing launch configuration fixes (megatron arguments or script, maxtext YAML or recipe, torchtitan TOML) "
                                       "and search the rest; flags given as well override it")
         ->expected(2);
+    c->add_flag("--strict", f->strict, "with --from: refuse the file's settings that change nothing Ridgeline models, instead of listing them on stderr")
+        ->needs("--from");
     c->callback([f, c, &options] {
         const auto emit = emit_spec(*c, f->emit, f->json, options.data_dir);
         f->html.check();
@@ -152,6 +155,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
                 chips = counts.front();
             }
             launch = read_launch_config(f->from[0], f->from[1], options.data_dir, spec.model, chips);
+            if (const std::string note = ignored_keys_note(*launch, f->strict); !note.empty()) std::cerr << "note: " << note << "\n";
         }
         spec.fixed = constraints(*f, c, launch ? launch_constraints(*launch) : SearchConstraints{}, options.data_dir);
         if (emit && !spec.fixed.knob(&Plan::placement))

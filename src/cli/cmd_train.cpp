@@ -36,6 +36,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         WhatIfFlags what_if;
         EmitFlags emit;
         std::vector<std::string> from;
+        bool strict = false;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = app.add_subcommand("train", "step time, MFU, memory per chip and the bound of each part of a training step");
@@ -61,9 +62,11 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.train/1)");
     add_emit_flags(*c, f->emit, EmitJob::training, false);
     add_html_flag(*c, f->html, "the step by component and bound, memory per chip against capacity");
-    c->add_option("--from", f->from, "FRAMEWORK FILE: the plan of an existing launch configuration (megatron: a file of Megatron-LM arguments; "
-                                      "maxtext: a YAML override); flags given as well override it")
+    c->add_option("--from", f->from, "FRAMEWORK FILE: the plan of an existing launch configuration (megatron: Megatron-LM arguments or "
+                                      "a launch script; maxtext: a YAML override or recipe script; torchtitan: a TOML job file); flags given as well override it")
         ->expected(2);
+    c->add_flag("--strict", f->strict, "with --from: refuse the file's settings that change nothing Ridgeline models, instead of listing them on stderr")
+        ->needs("--from");
     c->callback([f, c, &options] {
         const auto given = [c](const char* flag) { return c->count(flag) > 0; };
         const auto emit = emit_spec(*c, f->emit, f->json, options.data_dir);
@@ -99,6 +102,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         std::optional<LaunchConfig> launch;
         if (from) {
             launch = read_launch_config(f->from[0], f->from[1], options.data_dir, setup.model, setup.chips);
+            if (const std::string note = ignored_keys_note(*launch, f->strict); !note.empty()) std::cerr << "note: " << note << "\n";
             apply_launch_config(*launch, setup, options.data_dir);
         }
         const auto applied = apply_what_if(setup.hardware, f->what_if, setup.cluster.has_value());

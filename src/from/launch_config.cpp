@@ -433,10 +433,25 @@ LaunchConfig read_launch_config(const std::string& framework, const std::filesys
         std::erase_if(entries.entries, [](const EmitEntry& e) { return e.key == "--use-distributed-optimizer"; });
     const Settings settings = match_settings(spec, entries);
     const SettingReader r{spec, settings, entries.file};
-    if (spec.name == "megatron") return megatron(r, model, chips, entries.processes);
-    if (spec.name == "maxtext") return maxtext(r, model, chips);
-    if (spec.name == "torchtitan") return read_torchtitan(r, model, chips, data_dir);
-    throw InputError("--from", "", "no reader for " + spec.name + " (megatron, maxtext, torchtitan)");
+    LaunchConfig config = spec.name == "megatron"     ? megatron(r, model, chips, entries.processes)
+                          : spec.name == "maxtext"    ? maxtext(r, model, chips)
+                          : spec.name == "torchtitan" ? read_torchtitan(r, model, chips, data_dir)
+                                                      : throw InputError("--from", "", "no reader for " + spec.name + " (megatron, maxtext, torchtitan)");
+    for (const EmitEntry& e : entries.entries)
+        if (spec.ignored.count(e.key) != 0 && std::find(config.ignored.begin(), config.ignored.end(), e.key) == config.ignored.end())
+            config.ignored.push_back(e.key);
+    return config;
+}
+
+std::string ignored_keys_note(const LaunchConfig& config, bool strict) {
+    if (config.ignored.empty()) return "";
+    std::string others;
+    for (std::size_t i = 1; i < config.ignored.size(); ++i) others += (i > 1 ? ", " : "") + config.ignored[i];
+    if (strict)
+        throw InputError(config.file, config.ignored.front(),
+                         "changes nothing Ridgeline models, and --strict refuses what it does not read" + (others.empty() ? "" : " (nor does it read " + others + ")"));
+    return config.file + ": not read, as they change nothing Ridgeline models (--strict refuses them): " + config.ignored.front() +
+           (others.empty() ? "" : ", " + others);
 }
 
 void apply_launch_config(const LaunchConfig& c, TrainingSetup& setup, const std::filesystem::path& data_dir) {

@@ -32,6 +32,7 @@ struct LaunchConfig {
     std::optional<std::string> stack;      // a stacks/ name where the file says how it runs (torchtitan's compile)
     std::optional<std::string> recompute;  // a recompute/ policy name
     std::string recompute_key;             // the key that set the policy, for errors
+    std::vector<std::string> ignored;      // keys given that change nothing Ridgeline models, in file order
 };
 
 // The file's settings as the framework's data file names them: setting id -> value (a keyed
@@ -58,6 +59,10 @@ struct LaunchEntries {
 // command line; a MaxText file says them, Megatron-LM arguments and torchtitan files need them).
 [[nodiscard]] LaunchConfig read_launch_config(const std::string& framework, const std::filesystem::path& path,
                                               const std::filesystem::path& data_dir, const ModelSpec& model, std::int64_t chips);
+
+// The keys a file gives that its framework's data file lists as changing nothing Ridgeline
+// models: the note that says so (empty when none), or with `strict` an InputError naming every one.
+[[nodiscard]] std::string ignored_keys_note(const LaunchConfig& config, bool strict);
 
 // Sets what the file fixes on `setup` (chips where the file says them, the degrees and knobs);
 // the command line then overrides what it gives.
