@@ -70,6 +70,27 @@ TEST_CASE("from megatron: full recompute, context parallelism and the distribute
                      "megatron", "cp_full.args");
 }
 
+// Megatron-Core's recompute_modules list (transformer_config.py) as a policy of its own: mlp
+// recomputes the up-projection and the activation beside core attention, as Megatron-FSDP's
+// DeepSeek-V3 example asks (--recompute-modules mlp moe mla_up_proj layernorm).
+TEST_CASE("from megatron: a recompute module list no choice names reads back as Megatron-Core's modules") {
+    const std::string base = "--model llama3-8b --hardware dgx-h100 --chips 8";
+    const std::string plan = "--tp 8 --sp --global-batch-seqs 16";
+    check_round_trip(base, plan + " --recompute \"megatron-core: core_attn mlp\"", "megatron", "modules.args");
+    const auto emitted = run_ridgeline("train " + base + " " + plan + " --recompute \"megatron-core: layernorm core_attn mlp\" --emit megatron");
+    REQUIRE(emitted.exit_code == 0);
+    CHECK(emitted.out.find("--recompute-granularity selective \\\n--recompute-modules layernorm core_attn mlp") != std::string::npos);
+    // Recomputing more frees activation memory: core_attn alone keeps the MLP's inputs, which mlp drops.
+    const auto memory = [&](const std::string& recompute) {
+        const auto r = run_ridgeline("train " + base + " " + plan + " --recompute " + recompute + " --json");
+        REQUIRE(r.exit_code == 0);
+        return nlohmann::json::parse(r.out)["memory"]["activations_bytes"].get<double>();
+    };
+    CHECK(memory("\"megatron-core: core_attn mlp\"") < memory("selective"));
+    CHECK(memory("\"megatron-core: core_attn\"") == memory("selective"));
+    expect_refusal("train " + base + " --recompute \"megatron-core: core_attn warp\"", {"--recompute", "warp", "core_attn, layernorm"});
+}
+
 TEST_CASE("from megatron: a hand-written launch script gives the degrees worked by hand") {
     // 128 GPUs, tp 4 x pp 4 -> dp 8; 32 layers / (4 stages x 2 layers each) = 4 virtual stages;
     // micro 1, global 256 -> 256 / (1 x 8) = 32 micro-batches.

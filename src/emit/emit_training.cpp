@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "emit/frameworks.hpp"
 #include "emit/training_emitters.hpp"
+#include "model/recompute_catalog.hpp"
 #include "report/table.hpp"
 
 namespace ridgeline {
@@ -123,7 +124,12 @@ void megatron(EmitWriter& w, const TrainingScenario& s) {
     if (p.sequence_parallel && p.tp > 1) w.set_switch("sp", true);
     w.set("micro_batch", whole(p.micro_batch_seqs));
     w.set("global_batch", whole(s.global_batch_seqs));
-    w.choose("recompute", p.recompute.name, "recompute");
+    if (p.recompute.name.starts_with(kMegatronPolicyPrefix)) {  // Megatron-Core's own module list
+        const EmitEntry modules{"--recompute-modules", {EmitValue::Kind::list, p.recompute.name.substr(std::string_view(kMegatronPolicyPrefix).size() + 1)}};
+        w.choose("recompute", "selective", "recompute", &modules);
+    } else {
+        w.choose("recompute", p.recompute.name, "recompute");
+    }
     if (p.fsdp > 1 && p.fsdp != p.dp)
         w.refuse("fsdp", "Megatron FSDP shards over the whole data-parallel group (" + text(p.dp) + " ranks); fsdp " + text(p.fsdp) +
                              " of them is hybrid sharding, which this emitter does not write");

@@ -100,7 +100,7 @@ void EmitWriter::set_switch(const std::string& id, bool on) {
     add({setting(id).key, {EmitValue::Kind::boolean, on ? "true" : "false"}});
 }
 
-void EmitWriter::choose(const std::string& id, const std::string& value, const std::string& knob) {
+void EmitWriter::choose(const std::string& id, const std::string& value, const std::string& knob, const EmitEntry* instead) {
     const EmitSetting& s = setting(id);
     const auto it = s.choices.find(value);
     if (it == s.choices.end()) {
@@ -108,7 +108,7 @@ void EmitWriter::choose(const std::string& id, const std::string& value, const s
         for (const auto& [name, entries] : s.choices) known += (known.empty() ? "" : ", ") + name;
         refuse(knob, spec_.framework + " has no setting for " + knob + " " + value + " (" + spec_.file + " maps: " + known + ")");
     }
-    for (const EmitEntry& entry : it->second) add(entry);
+    for (const EmitEntry& entry : it->second) add(instead != nullptr && entry.key == instead->key ? *instead : entry);
 }
 
 void EmitWriter::refuse(const std::string& knob, const std::string& why) const { throw InputError("--emit", knob, why); }

@@ -20,7 +20,9 @@ public:
     void set_switch(const std::string& id, bool on);
     void set_text(const std::string& id, const std::string& value);
     // The settings the file maps `value` of setting `id` to. `knob` names the plan's knob in errors.
-    void choose(const std::string& id, const std::string& value, const std::string& knob);
+    // `instead` given: that key of the choice with another value (Megatron's module list beside its
+    // selective granularity).
+    void choose(const std::string& id, const std::string& value, const std::string& knob, const EmitEntry* instead = nullptr);
     // Whether the file maps `value` of choice setting `id` (where a framework's list is open-ended).
     [[nodiscard]] bool maps(const std::string& id, const std::string& value) const { return setting(id).choices.count(value) != 0; }
     [[noreturn]] void refuse(const std::string& knob, const std::string& why) const;

@@ -406,6 +406,26 @@ void rename_older_version(const EmitterSpec& spec, LaunchEntries& in) {
     }
 }
 
+// Megatron-Core's selective recomputation of a module list no recompute choice names (the
+// modules in another order, or others): taken out of the entries as a "megatron-core: ..." policy.
+std::optional<std::string> take_module_list(const EmitterSpec& spec, LaunchEntries& entries) {
+    const auto value = [&](const std::string& key) -> const EmitEntry* {
+        for (const EmitEntry& e : entries.entries)
+            if (e.key == key) return &e;
+        return nullptr;
+    };
+    const EmitEntry* modules = value("--recompute-modules");
+    const EmitEntry* granularity = value("--recompute-granularity");
+    if (modules == nullptr || granularity == nullptr || granularity->value.text != "selective") return std::nullopt;
+    if (const auto setting = spec.settings.find("recompute"); setting != spec.settings.end())
+        for (const auto& [name, choice] : setting->second.choices)
+            for (const EmitEntry& e : choice)
+                if (e.key == "--recompute-modules" && e.value.text == modules->value.text) return std::nullopt;
+    const std::string policy = std::string(kMegatronPolicyPrefix) + " " + modules->value.text;
+    std::erase_if(entries.entries, [](const EmitEntry& e) { return e.key == "--recompute-modules" || e.key == "--recompute-granularity"; });
+    return policy;
+}
+
 }  // namespace
 
 LaunchConfig read_launch_config(const std::string& framework, const std::filesystem::path& path, const std::filesystem::path& data_dir,
@@ -429,6 +449,7 @@ LaunchConfig read_launch_config(const std::string& framework, const std::filesys
         for (EmitEntry& e : entries.entries)
             if (e.key == "--recompute-activations") e = {"--recompute-granularity", {EmitValue::Kind::text, "selective"}};
     }
+    const std::optional<std::string> module_policy = spec.name == "megatron" ? take_module_list(spec, entries) : std::nullopt;
     if (spec.name == "megatron" && given("--use-megatron-fsdp"))
         std::erase_if(entries.entries, [](const EmitEntry& e) { return e.key == "--use-distributed-optimizer"; });
     const Settings settings = match_settings(spec, entries);
@@ -437,6 +458,10 @@ LaunchConfig read_launch_config(const std::string& framework, const std::filesys
                           : spec.name == "maxtext"    ? maxtext(r, model, chips)
                           : spec.name == "torchtitan" ? read_torchtitan(r, model, chips, data_dir)
                                                       : throw InputError("--from", "", "no reader for " + spec.name + " (megatron, maxtext, torchtitan)");
+    if (module_policy) {
+        config.recompute = *module_policy;
+        config.recompute_key = "--recompute-modules";
+    }
     for (const EmitEntry& e : entries.entries)
         if (spec.ignored.count(e.key) != 0 && std::find(config.ignored.begin(), config.ignored.end(), e.key) == config.ignored.end())
             config.ignored.push_back(e.key);

@@ -1,6 +1,9 @@
 #include "model/recompute_catalog.hpp"
 
 #include <array>
+#include <iterator>
+#include <sstream>
+#include <string_view>
 #include <utility>
 
 #include "core/error.hpp"
@@ -77,10 +80,31 @@ std::optional<RecomputeModules> megatron_recompute_module(const std::string& nam
     return std::nullopt;
 }
 
+RecomputePolicy megatron_recompute_policy(const std::vector<std::string>& modules, const std::string& origin, const std::string& field) {
+    if (modules.empty()) throw InputError(origin, field, "names no Megatron-Core module to recompute");
+    RecomputePolicy policy{kMegatronPolicyPrefix, 0};
+    for (const std::string& name : modules) {
+        const auto found = megatron_recompute_module(name);
+        if (!found) {
+            std::string known;
+            for (const auto& [megatron_name, unused] : kMegatronModules) known += (known.empty() ? "" : ", ") + std::string(megatron_name);
+            throw InputError(origin, field, "unknown Megatron-Core module \"" + name + "\"; known: " + known);
+        }
+        policy.name += " " + name;
+        policy.modules |= *found;
+    }
+    return policy;
+}
+
 RecomputePolicy load_recompute_policy(const std::filesystem::path& path) { return load(path).policy; }
 
 RecomputePolicy resolve_recompute(const std::string& name_or_path, const std::filesystem::path& data_dir, const std::string& origin,
                                   const std::string& field) {
+    if (name_or_path.starts_with(kMegatronPolicyPrefix)) {
+        std::istringstream words(name_or_path.substr(std::string_view(kMegatronPolicyPrefix).size()));
+        std::vector<std::string> modules{std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
+        return megatron_recompute_policy(modules, origin, field);
+    }
     if (io::looks_like_path(name_or_path)) return load_recompute_policy(name_or_path);
     const auto entries = io::list_catalog(data_dir / "recompute");
     if (const auto entry = io::find_entry(entries, name_or_path)) return load_recompute_policy(entry->file);

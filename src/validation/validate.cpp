@@ -88,13 +88,7 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
     p.sequence_parallel = r.sequence_parallel;
     p.zero = r.zero;
     p.recompute = resolve_recompute(r.recompute, data_dir, "record " + r.id, "plan.recompute");
-    if (!r.recompute_modules.empty()) {
-        p.recompute = {"megatron-core:", 0};
-        for (const std::string& name : r.recompute_modules) {
-            p.recompute.name += " " + name;
-            p.recompute.modules |= *megatron_recompute_module(name);
-        }
-    }
+    if (!r.recompute_modules.empty()) p.recompute = megatron_recompute_policy(r.recompute_modules, "record " + r.id, "plan.recompute_modules");
     p.micro_batch_seqs = r.micro_batch_seqs ? static_cast<double>(*r.micro_batch_seqs) : 0.0;
     p.precision = *parse_dtype(r.precision);
     p.overlap = r.comm_overlap.value_or(true);
