@@ -104,6 +104,33 @@ TEST_CASE("shell: eval and sh -c run a known string, functions and loops are not
     CHECK(texts(e) == Words{"--seq-length", "2048"});
 }
 
+// As Megatron-LM's examples/megatron_fsdp/sbatch_mfsdp_deepseek_v3.sh submits its job: sbatch reads
+// the script from a here-document, whose srun runs `bash -x -c "${TRAINING_CMD}"`.
+TEST_CASE("shell: sbatch <<EOF runs its here-document as the script; a data document is no launch") {
+    const LaunchCommand c = read_launch_command(
+        "CMD=\"python pretrain_gpt.py --tensor-model-parallel-size 4\"\n"
+        "cat <<'DATA' > notes.txt\n"
+        "torchrun other.py --a 1\n"
+        "DATA\n"
+        "sbatch <<EOF\n"
+        "#!/bin/bash\n"
+        "#SBATCH --nodes=2\n"
+        "srun --ntasks=16 bash -x -c \"${CMD} --seq-length 4096\" 2>&1 | tee \\${SLURM_JOB_ID}.log\n"
+        "EOF\n"
+        "echo submitted\n",
+        "sb.sh");
+    CHECK(c.script == "pretrain_gpt.py");
+    CHECK(c.line == 8);
+    CHECK(texts(c) == Words{"--tensor-model-parallel-size", "4", "--seq-length", "4096"});
+    // <<- strips the body's leading tabs, the delimiter's too; a quoted delimiter reads the same here.
+    const LaunchCommand t = read_launch_command("bash <<-'END'\n\ttorchrun --nproc_per_node 8 train.py --lr 1\n\tEND\n", "tabs.sh");
+    CHECK(t.processes == 8);
+    CHECK(texts(t) == Words{"--lr", "1"});
+    CHECK_THROWS_WITH_AS(read_launch_command("sbatch <<\n", "nodelim.sh"), doctest::Contains("delimiter"), InputError);
+    // Only the document is data: a launch inside `cat <<EOF` is none, so this script has none.
+    CHECK_THROWS_WITH_AS(read_launch_command("cat <<EOF\ntorchrun t.py\nEOF\n", "data.sh"), doctest::Contains("no launch command"), InputError);
+}
+
 TEST_CASE("shell: malformed scripts and scripts with no single launch are refused naming the file and line") {
     CHECK_THROWS_WITH_AS(read_launch_command("A='x\ntorchrun t.py\n", "q.sh"), doctest::Contains("q.sh"), InputError);
     CHECK_THROWS_WITH_AS(read_launch_command("if [ 1 ]; then\ntorchrun t.py\n", "if.sh"), doctest::Contains("line 1"), InputError);

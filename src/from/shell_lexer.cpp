@@ -18,11 +18,11 @@ public:
 
     std::vector<ShellCommand> commands() {
         std::vector<ShellCommand> out;
-        ShellCommand cur{{}, line_, ""};
+        ShellCommand cur{{}, line_, "", std::nullopt};
         std::string next_join;
         const auto finish = [&](const std::string& join) {
             if (!cur.words.empty()) out.push_back(cur);
-            cur = ShellCommand{{}, line_, join};
+            cur = ShellCommand{{}, line_, join, std::nullopt};
         };
         while (i_ < t_.size()) {
             if (skip_line_continuation()) continue;
@@ -38,6 +38,10 @@ public:
             if (c == '\n' || c == ';') {
                 if (c == '\n') ++line_;
                 ++i_;
+                if (c == '\n' && !delimiter_.empty()) {
+                    HereDoc doc = here_doc_body();
+                    (owner_ < out.size() ? out[owner_] : cur).here_doc = std::move(doc);  // cmd <<EOF | sh: cmd's
+                }
                 finish("");
                 continue;
             }
@@ -52,8 +56,25 @@ public:
                 continue;
             }
             if (cur.words.empty()) cur.line = line_;
-            cur.words.push_back(word());
+            RawWord w = word();
+            // <<EOF, << 'EOF', <<-EOF: the body starts on the next line (<<< is a string, not a document).
+            if (w.text.starts_with("<<") && !w.text.starts_with("<<<")) {
+                if (!delimiter_.empty()) fail(line_, "two here-documents on one command");
+                strip_tabs_ = w.text.starts_with("<<-");
+                std::string tag = w.text.substr(strip_tabs_ ? 3 : 2);
+                if (tag.empty()) {
+                    while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\t')) ++i_;
+                    tag = word().text;
+                }
+                std::erase_if(tag, [](char q) { return q == '\'' || q == '"' || q == '\\'; });
+                if (tag.empty()) fail(line_, "a here-document (<<) without its delimiter word");
+                delimiter_ = tag;
+                owner_ = out.size();
+                continue;
+            }
+            cur.words.push_back(std::move(w));
         }
+        if (!delimiter_.empty()) fail(cur.line, "a here-document (<<" + delimiter_ + ") has no body");
         finish("");
         return out;
     }
@@ -75,6 +96,23 @@ private:
     }
 
     [[noreturn]] void fail(std::size_t line, const std::string& what) const { throw line_error(file_, line, what); }
+
+    // The lines from i_ to the delimiter's own line (or the end, as bash reads an unclosed one).
+    HereDoc here_doc_body() {
+        HereDoc doc{"", line_};
+        while (i_ < t_.size()) {
+            std::size_t end = t_.find('\n', i_);
+            if (end == std::string::npos) end = t_.size();
+            std::string text = t_.substr(i_, end - i_);
+            i_ = std::min(end + 1, t_.size());
+            ++line_;
+            if (strip_tabs_) text.erase(0, text.find_first_not_of('\t') == std::string::npos ? text.size() : text.find_first_not_of('\t'));
+            if (text == delimiter_ || (!text.empty() && text.back() == '\r' && text.substr(0, text.size() - 1) == delimiter_)) break;
+            doc.body += text + "\n";
+        }
+        delimiter_.clear();
+        return doc;
+    }
 
     // Copies a quoted or bracketed span starting at i_ into `out`, nested spans included.
     void span(std::string& out) {
@@ -219,6 +257,9 @@ private:
     std::size_t i_ = 0;
     std::size_t line_;
     int nesting_ = 0;
+    std::string delimiter_;  // of a here-document whose body starts at the next line
+    std::size_t owner_ = 0;  // the index its command will have
+    bool strip_tabs_ = false;
 };
 
 }  // namespace

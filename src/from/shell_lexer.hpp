@@ -3,6 +3,7 @@
 // whole, '\' continuations joined, comments dropped, NAME=( ... ) arrays read across lines. Nothing
 // is expanded or run here (from/shell_script.cpp evaluates). Pure text in.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,11 +18,18 @@ struct RawWord {
     std::vector<std::string> items;
 };
 
+// A here-document (<<EOF ... EOF): the lines up to its delimiter, given to the command's input.
+struct HereDoc {
+    std::string body;
+    std::size_t line = 0;  // of the body's first line
+};
+
 // A simple command and what joins it to the one before ("" for a new line or ';', "&&", "||", "|").
 struct ShellCommand {
-    std::vector<RawWord> words;
+    std::vector<RawWord> words;  // without the here-document's << and delimiter
     std::size_t line = 0;
     std::string joined_by;
+    std::optional<HereDoc> here_doc;
 };
 
 // "line N", and an InputError naming the file and that line.

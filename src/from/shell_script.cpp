@@ -50,6 +50,7 @@ struct Frame {
     bool braced = false;  // a function's '{' was read
 };
 
+const std::set<std::string> kDocumentShells = {"sbatch", "bash", "sh"};  // run a here-document as a script
 const std::set<std::string> kLaunchers = {"torchrun", "python", "python3", "srun", "mpirun", "mpiexec", "deepspeed", "accelerate", "uv"};
 
 class Interpreter {
@@ -601,12 +602,12 @@ private:
             return;
         }
         if (runs() == Runs::no) return;
-        simple_command(words, c.line, depth);
+        simple_command(words, c.line, depth, c.here_doc);
     }
 
     [[noreturn]] void fail(std::size_t line, const std::string& why) const { throw line_error(file_, line, why); }
 
-    void simple_command(std::vector<RawWord> words, std::size_t line, std::size_t depth) {
+    void simple_command(std::vector<RawWord> words, std::size_t line, std::size_t depth, const std::optional<shell::HereDoc>& here_doc) {
         static const std::set<std::string> declarations = {"export", "declare", "typeset", "local", "readonly"};
         // Assignments alone set variables; before a command they only set its environment.
         std::size_t first = 0;
@@ -636,6 +637,13 @@ private:
                (expanded.front().text == "exec" || expanded.front().text == "nohup" || expanded.front().text == "time"))
             expanded.erase(expanded.begin());
         if (expanded.empty()) return;
+        // sbatch <<EOF ... EOF, bash <<EOF: the document is the script that runs. Read in this
+        // script's variables, as an unquoted delimiter expands them (other documents are data).
+        if (here_doc && !expanded.front().unknown && kDocumentShells.count(base_name(expanded.front().text)) != 0 &&
+            std::none_of(expanded.begin(), expanded.end(), [](const ShellWord& w) { return w.text == "-c"; })) {
+            run(here_doc->body, here_doc->line, depth + 1);
+            return;
+        }
         if (expanded.front().text == "eval" && !expanded.front().unknown) {
             std::string text;
             for (std::size_t k = 1; k < expanded.size(); ++k) {
@@ -676,12 +684,15 @@ private:
         if (kLaunchers.count(command) != 0 || command == "sh" || command == "bash") {
             for (std::size_t k = 0; k + 1 < words.size(); ++k) {
                 const std::string shell = words[k].unknown ? "" : base_name(words[k].text);
-                if ((shell == "sh" || shell == "bash") && words[k + 1].text == "-c") {
-                    if (k + 2 >= words.size()) return;
-                    if (words[k + 2].unknown) fail(line, "the command run by " + shell + " -c is not known statically: " + *words[k + 2].unknown);
-                    run(words[k + 2].text, line, depth + 1);
-                    return;
-                }
+                if (shell != "sh" && shell != "bash") continue;
+                // Its options before -c (bash -x -c, bash -l -c) change nothing it runs.
+                std::size_t c = k + 1;
+                while (c < words.size() && words[c].text != "-c" && words[c].text.size() > 1 && words[c].text.starts_with("-") && !words[c].unknown) ++c;
+                if (c >= words.size() || words[c].text != "-c") continue;
+                if (c + 1 >= words.size()) return;
+                if (words[c + 1].unknown) fail(line, "the command run by " + shell + " -c is not known statically: " + *words[c + 1].unknown);
+                run(words[c + 1].text, line, depth + 1);
+                return;
             }
         }
         if (kLaunchers.count(command) == 0) return;
