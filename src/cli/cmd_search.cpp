@@ -5,7 +5,9 @@
 #include "model/recompute_catalog.hpp"
 #include "app/search_train.hpp"
 #include "cli/commands.hpp"
+#include "cli/batch_flags.hpp"
 #include "cli/emit_flags.hpp"
+#include "cli/from_flags.hpp"
 #include "cli/html_flag.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/operations_flags.hpp"
@@ -33,7 +35,8 @@ namespace {
 struct Flags {
     std::string model, hardware, chips, topology, objective = "time";
     std::int64_t nodes = 0;
-    double seq_len = 8192, global_batch_tokens = 0, global_batch_seqs = 0, train_tokens = 1e12, deadline_days = 0;
+    BatchFlags batch;
+    double train_tokens = 1e12, deadline_days = 0;
     std::size_t top = 5;
     unsigned threads = 0;
     double time_limit_s = 600;
@@ -46,8 +49,7 @@ struct Flags {
     PlanFlags plan;
     std::string stack;
     EmitFlags emit;
-    std::vector<std::string> from;
-    bool strict = false;
+    FromFlags from;
 };
 
 template <typename T>
@@ -111,11 +113,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     add_progress_flag(*c, f->progress);
     c->add_option("--topology", f->topology, "a custom topology file (ridgeline.topology/1) instead of --hardware");
     c->add_option("--nodes", f->nodes, "scale-out domains (DGX nodes, TPU slices); default derived");
-    c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, kMaxSequenceTokens));
-    c->add_option("--global-batch-tokens", f->global_batch_tokens, "tokens per optimizer step")->check(CLI::Range(1.0, kMaxBatchTokens));
-    c->add_option("--global-batch-seqs", f->global_batch_seqs, "sequences per optimizer step")
-        ->check(CLI::Range(1.0, kMaxBatchSequences))
-        ->excludes("--global-batch-tokens");  // the same batch twice: which would win is a guess
+    add_batch_flags(*c, f->batch);
     c->add_option("--objective", f->objective, "time, cost, mfu or goodput (the shortest wall-clock time with failures and checkpoints), across chip counts")->check(CLI::IsMember({"time", "cost", "mfu", "goodput"}))->capture_default_str();
     c->add_option("--top", f->top, "plans to show")->check(CLI::Range(std::size_t{1}, std::size_t{1000}))->capture_default_str();
     c->add_option("--threads", f->threads, "worker threads (default and most: one a core)")->check(CLI::Range(1U, 1024U));
@@ -134,11 +132,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
     add_memory_margin_flag(*c, f->what_if);
     add_emit_flags(*c, f->emit, EmitJob::training, true);
     add_html_flag(*c, f->html, "the Pareto front with the chosen plan, the rejections; across chip counts, the scaling curve");
-    c->add_option("--from", f->from, "FRAMEWORK FILE: fix what an existing launch configuration fixes (megatron arguments or script, maxtext YAML or recipe, torchtitan TOML) "
-                                      "and search the rest; flags given as well override it")
-        ->expected(2);
-    c->add_flag("--strict", f->strict, "with --from: refuse the file's settings that change nothing Ridgeline models, instead of listing them on stderr")
-        ->needs("--from");
+    add_from_flags(*c, f->from, "fix what an existing launch configuration fixes and search the rest");
     c->callback([f, c, &options] {
         const auto emit = emit_spec(*c, f->emit, f->json, options.data_dir);
         f->html.check();
@@ -154,8 +148,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
                 if (counts.size() != 1) throw InputError("--chips", "", "with --from give one chip count: the file fixes the plan's sizes");
                 chips = counts.front();
             }
-            launch = read_launch_config(f->from[0], f->from[1], options.data_dir, spec.model, chips);
-            if (const std::string note = ignored_keys_note(*launch, f->strict); !note.empty()) std::cerr << "note: " << note << "\n";
+            launch = read_from_flags(f->from, options.data_dir, spec.model, chips);
         }
         spec.fixed = constraints(*f, c, launch ? launch_constraints(*launch) : SearchConstraints{}, options.data_dir);
         if (emit && !spec.fixed.knob(&Plan::placement))
@@ -182,7 +175,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
                                                : default_stack(hardware.chip, false, options.data_dir);
         require_job(spec.stack, false, "--stack");
         check_moe_dispatch(spec.stack, spec.fixed.plan.moe_dispatcher, spec.fixed.plan.ep_overlap, kRequest);
-        spec.seq_len = launch && launch->seq_len && c->count("--seq-len") == 0 ? *launch->seq_len : f->seq_len;
+        spec.seq_len = launch && launch->seq_len && c->count("--seq-len") == 0 ? *launch->seq_len : f->batch.seq_len;
         spec.precision = spec.fixed.plan.precision;
         // Emitting looks further down the ranking for plans the framework can express.
         spec.top_k = emit ? std::max({f->top, f->emit.top, kEmitCandidates}) : f->top;
@@ -200,8 +193,8 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
         else if (f->chips.empty() && f->deadline_days <= 0) throw InputError("--chips", "", "required (or give --deadline-days with --train-tokens)");
         if (!f->chips.empty()) request.chip_counts = io::parse_count_range(f->chips, "--chips", kMaxChips, kMaxChipCounts);
         request.domains = f->nodes;
-        if (c->count("--global-batch-seqs") > 0) request.global_batch_seqs = f->global_batch_seqs;
-        else if (c->count("--global-batch-tokens") > 0) request.global_batch_tokens = f->global_batch_tokens;
+        if (c->count("--global-batch-seqs") > 0) request.global_batch_seqs = f->batch.global_batch_seqs;
+        else if (c->count("--global-batch-tokens") > 0) request.global_batch_tokens = f->batch.global_batch_tokens;
         else if (launch && launch->global_batch_seqs) request.global_batch_seqs = *launch->global_batch_seqs;
         request.objective = f->objective == "cost" ? app::ScalingObjective::cost
                             : f->objective == "mfu"   ? app::ScalingObjective::mfu

@@ -5,7 +5,9 @@
 #include "accuracy/residuals_file.hpp"
 #include "accuracy/training_interval.hpp"
 #include "cli/commands.hpp"
+#include "cli/batch_flags.hpp"
 #include "cli/emit_flags.hpp"
+#include "cli/from_flags.hpp"
 #include "cli/html_flag.hpp"
 #include "cli/operations_flags.hpp"
 #include "cli/plan_flags.hpp"
@@ -26,7 +28,8 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     struct Flags {
         std::string model, hardware;
         std::int64_t chips = 0, nodes = 0;
-        double seq_len = 8192, global_batch_tokens = 0, global_batch_seqs = 0, train_tokens = 0;
+        BatchFlags batch;
+        double train_tokens = 0;
         Degrees degrees;
         PlanFlags plan;
         bool no_overlap = false, json = false;
@@ -35,8 +38,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         OperationsFlags operations;
         WhatIfFlags what_if;
         EmitFlags emit;
-        std::vector<std::string> from;
-        bool strict = false;
+        FromFlags from;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = app.add_subcommand("train", "step time, MFU, memory per chip and the bound of each part of a training step");
@@ -46,11 +48,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--chips", f->chips, "chips in the job")->check(CLI::Range(std::int64_t{1}, kMaxChips));
     c->add_option("--topology", f->topology, "a custom topology file (ridgeline.topology/1): its chip and cluster replace --hardware");
     c->add_option("--nodes", f->nodes, "scale-out domains (DGX nodes, NVL72 racks, TPU slices); default derived");
-    c->add_option("--seq-len", f->seq_len, "tokens per sequence")->capture_default_str()->check(CLI::Range(1.0, kMaxSequenceTokens));
-    c->add_option("--global-batch-tokens", f->global_batch_tokens, "tokens per optimizer step")->check(CLI::Range(1.0, kMaxBatchTokens));
-    c->add_option("--global-batch-seqs", f->global_batch_seqs, "sequences per optimizer step")
-        ->check(CLI::Range(1.0, kMaxBatchSequences))
-        ->excludes("--global-batch-tokens");  // the same batch twice: which would win is a guess
+    add_batch_flags(*c, f->batch);
     for (const DegreeField& d : kDegreeFields) c->add_option("--" + std::string(d.key), f->degrees.*d.value, d.help)->check(CLI::PositiveNumber);
     add_plan_flags(*c, f->plan);
     c->add_flag("--no-overlap", f->no_overlap, "the same as --overlap off (older spelling)")->group("")->excludes("--overlap");
@@ -62,11 +60,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.train/1)");
     add_emit_flags(*c, f->emit, EmitJob::training, false);
     add_html_flag(*c, f->html, "the step by component and bound, memory per chip against capacity");
-    c->add_option("--from", f->from, "FRAMEWORK FILE: the plan of an existing launch configuration (megatron: Megatron-LM arguments or "
-                                      "a launch script; maxtext: a YAML override or recipe script; torchtitan: a TOML job file); flags given as well override it")
-        ->expected(2);
-    c->add_flag("--strict", f->strict, "with --from: refuse the file's settings that change nothing Ridgeline models, instead of listing them on stderr")
-        ->needs("--from");
+    add_from_flags(*c, f->from, "the plan of an existing launch configuration");
     c->callback([f, c, &options] {
         const auto given = [c](const char* flag) { return c->count(flag) > 0; };
         const auto emit = emit_spec(*c, f->emit, f->json, options.data_dir);
@@ -84,7 +78,7 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         } else {
             if (!given("--chips") && !given("--topology") && !from)
                 throw InputError("--chips", "", "required (or give a --scenario or --topology file)");
-            setup.seq_len = f->seq_len;
+            setup.seq_len = f->batch.seq_len;
         }
         // Nothing is assumed: the model and the hardware come from flags, the scenario or the topology.
         if (f->scenario.empty() && !given("--model")) throw InputError("--model", "", "required (a model name, model file or HF config.json), or give --scenario");
@@ -101,13 +95,12 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         }
         std::optional<LaunchConfig> launch;
         if (from) {
-            launch = read_launch_config(f->from[0], f->from[1], options.data_dir, setup.model, setup.chips);
-            if (const std::string note = ignored_keys_note(*launch, f->strict); !note.empty()) std::cerr << "note: " << note << "\n";
+            launch = read_from_flags(f->from, options.data_dir, setup.model, setup.chips);
             apply_launch_config(*launch, setup, options.data_dir);
         }
         const auto applied = apply_what_if(setup.hardware, f->what_if, setup.cluster.has_value());
         if (given("--nodes")) setup.domains = f->nodes;
-        if (given("--seq-len")) setup.seq_len = f->seq_len;
+        if (given("--seq-len")) setup.seq_len = f->batch.seq_len;
         Plan& p = setup.plan;
         for (const DegreeField& d : kDegreeFields)
             if (given(("--" + std::string(d.key)).c_str())) p.*d.value = f->degrees.*d.value;
@@ -119,8 +112,8 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         // A batch in tokens splits into sequences of the final length; a scenario's keeps its tokens when --seq-len changes.
         std::optional<double> batch_tokens;
         const char* batch_flag = "--global-batch-tokens";
-        if (given("--global-batch-seqs")) setup.global_batch_seqs = f->global_batch_seqs;
-        else if (given("--global-batch-tokens")) batch_tokens = f->global_batch_tokens;
+        if (given("--global-batch-seqs")) setup.global_batch_seqs = f->batch.global_batch_seqs;
+        else if (given("--global-batch-tokens")) batch_tokens = f->batch.global_batch_tokens;
         else if (launch && launch->global_batch_seqs) setup.global_batch_seqs = *launch->global_batch_seqs;
         else if (scenario_batch_tokens > 0 && given("--seq-len")) {
             batch_tokens = scenario_batch_tokens;

@@ -197,8 +197,11 @@ std::vector<std::string> JsonObject::keys() const {
 std::string JsonObject::string(const std::string& key) {
     const auto& value = require(key);
     if (!value.is_string()) fail(key, "expected a string, found " + type_name(value));
-    std::string text = value.get<std::string>();
-    // A name or value is one line: a newline in it would forge lines in reports and emitted files.
+    return one_line(value.get<std::string>(), key);
+}
+
+// A name or value is one line: a newline in it would forge lines in reports and emitted files.
+std::string JsonObject::one_line(std::string text, const std::string& key) const {
     for (std::size_t i = 0; i < text.size(); ++i) {
         const auto c = static_cast<unsigned char>(text[i]);
         if (c < 0x20 || c == 0x7f) fail(key, "a control character (code " + std::to_string(c) + ") at position " + std::to_string(i) + ": a value is one line of text");
@@ -220,7 +223,7 @@ std::vector<std::string> JsonObject::string_list(const std::string& key) {
     std::vector<std::string> result;
     for (const auto& item : value) {
         if (!item.is_string()) fail(key, "expected an array of strings, found an element of type " + type_name(item));
-        result.push_back(item.get<std::string>());
+        result.push_back(one_line(item.get<std::string>(), key));
     }
     return result;
 }

@@ -78,6 +78,7 @@ public:
 private:
     const nlohmann::json& require(const std::string& key);
     std::int64_t to_int(const nlohmann::json& value, const std::string& key) const;
+    std::string one_line(std::string text, const std::string& key) const;
 
     const nlohmann::json* value_;
     std::string origin_;
