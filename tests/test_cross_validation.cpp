@@ -301,3 +301,34 @@ TEST_CASE("dev set: the NeMo 25.02 and 25.04 records are the transcribed perform
     const nlohmann::json& llama8b = *by_key.at("25.02/DGX-B200/Llama 3/3.1 8B");
     CHECK(llama8b.at("measured").at("tokens_per_s").at("value").get<double>() * flops_per_token / 8 / 1e12 == doctest::Approx(1506).epsilon(0.002));
 }
+
+// Llama 3 405B on 8,192 H100s (the paper's Table 4): 16 stages, interleaved at a depth the paper does
+// not give, 32 micro-batches a replica (2,048 sequences over 64 replicas, one each). Priced without
+// interleaving, the 1F1B bubble adds (p - 1) / m = 15/32 of the compute; at the deepest depth every
+// stage allows (126 layers over 16 stages leave 7 on the smallest), 15 / (32 x 7). The step shrinks by
+// about (1 + 15/32) / (1 + 15/224) = 1.377, less what the extra stage crossings cost.
+TEST_CASE("dev set: a record whose pipeline is interleaved at an unstated depth is priced at the depth that runs fastest") {
+    auto records = load_run_records(kDevSet);
+    const auto it = std::find_if(records.begin(), records.end(), [](const RunRecord& r) { return r.id == "llama3-405b-h100-8192gpu-tp8cp1pp16dp64-s8192"; });
+    REQUIRE(it != records.end());
+    REQUIRE(it->pipeline_interleaved);
+    const RecordResult interleaved = predict_record(*it, test::source_dir());
+    it->pipeline_interleaved = false;
+    const RecordResult flat = predict_record(*it, test::source_dir());
+    REQUIRE(interleaved.ok);
+    REQUIRE(flat.ok);
+    const double speedup = interleaved.predicted_tokens_per_s / flat.predicted_tokens_per_s;
+    CHECK(speedup > 1.30);
+    CHECK(speedup < 1.46);
+    // What the record may not say: interleaved with a stated depth, or without a pipeline.
+    const auto refused = [](const std::string& field, const nlohmann::json& value) {
+        nlohmann::json doc = test::read_json(kDevSet);
+        for (auto& r : doc.at("records"))
+            if (r.at("id") == "llama3-405b-h100-8192gpu-tp8cp1pp16dp64-s8192") r.at("plan")[field] = value;
+        const auto path = test::scratch_dir("interleaved") / (field + ".json");
+        std::ofstream(path) << doc.dump();
+        CHECK_THROWS_WITH_AS(load_run_records(path), doctest::Contains("pipeline_interleaved"), InputError);
+    };
+    refused("vpp", 2);
+    refused("pp", 1);
+}

@@ -46,6 +46,7 @@ struct RunRecord : Degrees {
     std::optional<std::string> kv_cache_dtype;   // this project's extension, serving: bf16 or fp8 (absent: as precision)
     std::optional<std::string> attention_weights_dtype;  // this project's extension, serving: bf16 (absent: as precision)
     std::vector<std::string> recompute_modules;  // this project's extension: Megatron-Core's names
+    bool pipeline_interleaved = false;           // this project's extension: interleaved, depth not stated (vpp null)
     std::string precision = "bf16";
     // measured
     std::optional<double> tokens_per_s, step_time_s, mfu, tflops_per_device, peak_memory_bytes, output_tokens_per_s;

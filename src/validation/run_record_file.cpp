@@ -231,6 +231,11 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
             for (const std::string& name : r.recompute_modules)
                 if (!megatron_recompute_module(name)) p.fail("recompute_modules", "unknown Megatron-Core module \"" + name + "\"");
         }
+        if (p.has("pipeline_interleaved")) {
+            r.pipeline_interleaved = p.flag("pipeline_interleaved");
+            if (r.pipeline_interleaved && r.pp < 2) p.fail("pipeline_interleaved", "says the pipeline is interleaved, but pp is " + std::to_string(r.pp));
+            if (r.pipeline_interleaved && r.vpp) p.fail("pipeline_interleaved", "says the depth is not stated, but vpp is " + std::to_string(*r.vpp));
+        }
         p.finish();
         // The plan builder's rules, asked of the same function: FSDP shards within the data-parallel
         // ranks (over context ranks as well, as torchtitan's FSDP2 does with context parallelism, is not modelled).
