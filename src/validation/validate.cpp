@@ -53,29 +53,6 @@ ModelSpec record_model(const RunRecord& r) {
     return m;
 }
 
-namespace {
-
-// A source that says its pipeline is interleaved but not how deeply: the depth that runs fastest,
-// as a team that tuned its schedule would pick (every stage holds a layer per virtual stage).
-void choose_interleave_depth(TrainingSetup& setup, const RunRecord& r, const std::filesystem::path& data_dir) {
-    double best_tokens_per_s = 0;
-    Plan best = setup.plan;
-    for (std::int64_t v = 2; v <= r.layers / r.pp; ++v) {
-        TrainingSetup trial = setup;
-        trial.plan.vpp = v;
-        trial.plan.stage_layers = r.layers % (r.pp * v) == 0 ? std::vector<std::int64_t>{} : balanced_stage_layers(r.layers, r.pp);
-        try {
-            const double tokens_per_s = simulate_training(build_training_scenario(trial, data_dir, "record " + r.id)).tokens_per_s;
-            if (tokens_per_s > best_tokens_per_s) best_tokens_per_s = tokens_per_s, best = trial.plan;
-        } catch (const InputError&) {
-            // a depth this plan cannot run (memory, micro-batches): not a candidate
-        }
-    }
-    setup.plan = best;
-}
-
-}  // namespace
-
 TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::path& data_dir) {
     const std::string chip = record_chip_name(r.accelerator, data_dir);
     if (chip.empty()) throw InputError("record " + r.id, "accelerator", "no hardware description for " + r.accelerator);
@@ -100,7 +77,9 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
     // else Megatron-Core's default, tp.
     p.etp = r.etp.value_or(r.tp > 1 && r.sequence_parallel && r.ep % r.tp == 0 ? 1 : 0);
     p.fold_experts = true;
-    p.vpp = r.vpp.value_or(1);
+    // Interleaved at a depth the source does not give: the shallowest interleaving, two virtual
+    // stages a rank, rather than a guess at how deep the team went (deeper runs faster on paper).
+    p.vpp = r.vpp.value_or(r.pipeline_interleaved ? 2 : 1);
     // Records do not say how layers that do not divide evenly were split: spread them as evenly
     // as possible over the pipeline ranks (the largest stage sets the pace), interleaved where
     // every rank still has a layer per virtual stage.
@@ -119,7 +98,6 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
     p.moe_dispatcher = r.moe_dispatcher.value_or("alltoall");
     p.ep_overlap = r.expert_comm_overlap.value_or(false);
     if (r.tpu_slice) p.strategy = r.tp > 1 || r.fsdp > 1 ? "maxtext" : "dp";
-    if (r.pipeline_interleaved) choose_interleave_depth(setup, r, data_dir);
     return setup;
 }
 
