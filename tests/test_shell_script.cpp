@@ -106,7 +106,7 @@ TEST_CASE("shell: eval and sh -c run a known string, functions and loops are not
 
 // As Megatron-LM's examples/megatron_fsdp/sbatch_mfsdp_deepseek_v3.sh submits its job: sbatch reads
 // the script from a here-document, whose srun runs `bash -x -c "${TRAINING_CMD}"`.
-TEST_CASE("shell: sbatch <<EOF runs its here-document as the script; a data document is no launch") {
+TEST_CASE("shell: sbatch <<EOF runs its here-document as the script, and a data document is no launch") {
     const LaunchCommand c = read_launch_command(
         "CMD=\"python pretrain_gpt.py --tensor-model-parallel-size 4\"\n"
         "cat <<'DATA' > notes.txt\n"
