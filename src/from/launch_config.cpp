@@ -409,13 +409,13 @@ void rename_older_version(const EmitterSpec& spec, LaunchEntries& in) {
 // Megatron-Core's selective recomputation of a module list no recompute choice names (the
 // modules in another order, or others): taken out of the entries as a "megatron-core: ..." policy.
 std::optional<std::string> take_module_list(const EmitterSpec& spec, LaunchEntries& entries) {
-    const auto value = [&](const std::string& key) -> const EmitEntry* {
+    const auto entry = [&](const std::string& key) -> const EmitEntry* {
         for (const EmitEntry& e : entries.entries)
             if (e.key == key) return &e;
         return nullptr;
     };
-    const EmitEntry* modules = value("--recompute-modules");
-    const EmitEntry* granularity = value("--recompute-granularity");
+    const EmitEntry* modules = entry("--recompute-modules");
+    const EmitEntry* granularity = entry("--recompute-granularity");
     if (modules == nullptr || granularity == nullptr || granularity->value.text != "selective") return std::nullopt;
     if (const auto setting = spec.settings.find("recompute"); setting != spec.settings.end())
         for (const auto& [name, choice] : setting->second.choices)
