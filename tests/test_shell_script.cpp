@@ -129,6 +129,7 @@ TEST_CASE("shell: sbatch <<EOF runs its here-document as the script, and a data 
     CHECK_THROWS_WITH_AS(read_launch_command("sbatch <<\n", "nodelim.sh"), doctest::Contains("delimiter"), InputError);
     // Only the document is data: a launch inside `cat <<EOF` is none, so this script has none.
     CHECK_THROWS_WITH_AS(read_launch_command("cat <<EOF\ntorchrun t.py\nEOF\n", "data.sh"), doctest::Contains("no launch command"), InputError);
+    CHECK_THROWS_WITH_AS(read_launch_command("cat<<EOF\ntorchrun t.py\nEOF\n", "nospace.sh"), doctest::Contains("no launch command"), InputError);
 }
 
 TEST_CASE("shell: malformed scripts and scripts with no single launch are refused naming the file and line") {

@@ -206,6 +206,7 @@ private:
                 continue;
             }
             if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == '&' || c == '|') break;
+            if (c == '<' && peek(1) == '<' && !w.text.empty() && w.text != "<") break;  // cat<<EOF: << starts a word of its own
             w.text += c;
             ++i_;
         }
