@@ -9,9 +9,8 @@
 #include "report/search_reports.hpp"
 #include "validation/compare_published.hpp"
 #include "accuracy/residuals_file.hpp"
+#include "app/validate.hpp"
 #include "io/safe_write.hpp"
-#include "validation/cross_validate.hpp"
-#include "validation/validate.hpp"
 
 namespace ridgeline::cli {
 
@@ -56,38 +55,29 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
             std::cout << (f->json ? report::comparison_json(comparisons) + "\n" : report::comparison_table(comparisons));
             return;
         }
-        ProgressLine line(f->progress);
-        const auto progress = [&line](std::size_t done, std::size_t total) {
-            line.update(static_cast<double>(done), static_cast<double>(total), std::to_string(done) + " of " + std::to_string(total) + " records",
-                        static_cast<double>(done), "records");
-        };
-        std::vector<RunRecord> records = load_run_records(f->file);
-        std::erase_if(records, [&](const RunRecord& r) { return r.source_key.find(f->source) == std::string::npos; });
-        if (records.empty()) throw InputError("--source", "", "no record of " + f->file + " has a source key containing \"" + f->source + "\"");
         if (!f->residuals_out.empty() && !f->cross_validate) throw InputError("--write-residuals", "", "needs --cross-validate");
         if (!f->hold.empty() && !f->cross_validate) throw InputError("--hold", "", "needs --cross-validate");
         if (!f->hold_pooled.empty() && !f->cross_validate) throw InputError("--hold-pooled", "", "needs --cross-validate");
-        const ValidationResult result = validate_records(records, options.data_dir, progress);
+        app::ValidateRequest request{f->file, f->source, f->cross_validate, std::nullopt, std::nullopt, options.data_dir};
+        if (!f->hold.empty()) request.hold = f->hold;
+        if (!f->hold_pooled.empty()) request.hold_pooled = f->hold_pooled;
+        ProgressLine line(f->progress);
+        const auto outcome = app::validate(request, [&line](std::size_t done, std::size_t total) {
+            line.update(static_cast<double>(done), static_cast<double>(total), std::to_string(done) + " of " + std::to_string(total) + " records",
+                        static_cast<double>(done), "records");
+        });
         line.finish();
-        std::optional<CrossValidation> cv;
-        if (f->cross_validate) {
-            const FitPolicy policy = load_fit_policy(options.data_dir);
-            HeldParameters held;
-            for (const std::string& name : f->hold.empty() ? policy.held : f->hold)
-                if (name != "none") held.everywhere.insert(name);
-            for (const std::string& name : f->hold_pooled.empty() ? policy.held_when_pooled : f->hold_pooled)
-                if (name != "none") held.when_pooled.insert(name);
-            cv = cross_validate(build_fit_cases(records, options.data_dir), held);
+        const auto& cv = outcome.cross_validation;
+        if (!f->residuals_out.empty()) {
             const auto count = [](const std::set<std::string>& names) { return std::to_string(names.size()); };
-            if (!f->residuals_out.empty())
-                io::write_file_atomically(f->residuals_out,
-                                          report::residuals_file_json(*cv, "ridgeline validate " + f->file + " --cross-validate: " +
-                                                                               count(held.everywhere) + " parameter(s) held in every fit, " +
-                                                                               count(held.when_pooled) + " in the pooled fits only"));
+            io::write_file_atomically(f->residuals_out,
+                                      report::residuals_file_json(*cv, "ridgeline validate " + f->file + " --cross-validate: " +
+                                                                           count(outcome.held.everywhere) + " parameter(s) held in every fit, " +
+                                                                           count(outcome.held.when_pooled) + " in the pooled fits only"));
         }
-        const std::string json = f->json || f->html.wanted() ? report::validation_json(result, cv ? &*cv : nullptr) : "";
+        const std::string json = f->json || f->html.wanted() ? report::validation_json(outcome.result, cv ? &*cv : nullptr) : "";
         f->html.write(json);
-        std::cout << (f->json ? json + "\n" : report::validation_table(result) + (cv ? "\n" + report::cross_validation_table(*cv) : ""));
+        std::cout << (f->json ? json + "\n" : report::validation_table(outcome.result) + (cv ? "\n" + report::cross_validation_table(*cv) : ""));
     });
 }
 

@@ -1,0 +1,28 @@
+#include "app/validate.hpp"
+
+#include <algorithm>
+
+#include "accuracy/residuals_file.hpp"
+#include "core/error.hpp"
+#include "validation/run_record.hpp"
+#include "validation/stack_fit.hpp"
+
+namespace ridgeline::app {
+
+ValidateOutcome validate(const ValidateRequest& request, const std::function<void(std::size_t done, std::size_t total)>& progress) {
+    std::vector<RunRecord> records = load_run_records(request.file);
+    std::erase_if(records, [&](const RunRecord& r) { return r.source_key.find(request.source) == std::string::npos; });
+    if (records.empty())
+        throw InputError("--source", "", "no record of " + request.file.string() + " has a source key containing \"" + request.source + "\"");
+    ValidateOutcome outcome{validate_records(records, request.data_dir, progress), std::nullopt, {}};
+    if (!request.cross_validate) return outcome;
+    const FitPolicy policy = load_fit_policy(request.data_dir);
+    for (const std::string& name : request.hold.value_or(policy.held))
+        if (name != "none") outcome.held.everywhere.insert(name);
+    for (const std::string& name : request.hold_pooled.value_or(policy.held_when_pooled))
+        if (name != "none") outcome.held.when_pooled.insert(name);
+    outcome.cross_validation = cross_validate(build_fit_cases(records, request.data_dir), outcome.held);
+    return outcome;
+}
+
+}  // namespace ridgeline::app
