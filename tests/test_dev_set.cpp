@@ -1,0 +1,62 @@
+// The dev set against itself and the sources' own formulas: a transcription error (a swapped
+// batch, a mistyped step time) shows here before it shows as a model error. Megatron's FLOP count
+// is worked in the test from Narayanan et al. 2021 (arXiv 2104.04473), eq. 3.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace {
+
+const nlohmann::json& dev_set() {
+    static const nlohmann::json doc = ridgeline::test::read_json(ridgeline::test::data_file("runs/published-runs-dev.json"));
+    return doc;
+}
+
+double value(const nlohmann::json& measured, const char* key) { return measured.at(key).at("value").get<double>(); }
+
+}  // namespace
+
+TEST_CASE("dev set: a training record's step time, throughput and batch agree (tokens/s x step = batch tokens)") {
+    int checked = 0;
+    for (const auto& r : dev_set().at("records")) {
+        const auto& m = r.at("measured");
+        const auto& w = r.at("workload");
+        if (r.at("kind") != "train" || m.at("tokens_per_s").is_null() || m.at("step_time_s").is_null() || w.at("global_batch_tokens").is_null())
+            continue;
+        INFO(r.at("id").get<std::string>());
+        // Sources round what they print (a step of 4 significant figures): 1% is a rounding, not a typo.
+        CHECK(std::abs(value(m, "tokens_per_s") * value(m, "step_time_s") / w.at("global_batch_tokens").get<double>() - 1.0) < 0.01);
+        CHECK(w.at("global_batch_tokens").get<double>() == w.at("global_batch_seqs").get<double>() * w.at("seq_len").get<double>());
+        ++checked;
+    }
+    CHECK(checked >= 300);
+}
+
+TEST_CASE("dev set: TFLOP/s stated with recomputation are Megatron's 96 B s l h^2 (1 + s/6h + V/16lh) over the step and the GPUs") {
+    // Eq. 3 of Narayanan et al. counts a GPT layer of h x 4h MLP and full multi-head attention, the
+    // forward pass twice (recomputation) and the logits once: it applies to records of that shape.
+    int checked = 0;
+    for (const auto& r : dev_set().at("records")) {
+        const auto& m = r.at("measured");
+        const auto& model = r.at("model");
+        const std::string accounting = r.at("flops_accounting");
+        if (r.at("kind") != "train" || m.at("tflops_per_device").is_null() || m.at("step_time_s").is_null() ||
+            accounting.find("includes-recompute") == std::string::npos || !model.at("moe").is_null())
+            continue;
+        const double h = model.at("d_model"), l = model.at("layers"), V = model.at("vocab");
+        if (model.at("d_ff").get<double>() != 4 * h || model.at("gated_mlp").get<bool>() || model.at("kv_heads") != model.at("heads")) continue;
+        const double s = r.at("workload").at("seq_len"), B = r.at("workload").at("global_batch_seqs");
+        const double flops = 96.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
+        const double tflops = flops / (value(m, "step_time_s") * r.at("hardware").at("count").get<double>()) / 1e12;
+        INFO(r.at("id").get<std::string>());
+        CHECK(std::abs(tflops / value(m, "tflops_per_device") - 1.0) < 0.01);
+        ++checked;
+    }
+    // Narayanan et al.'s tables, MT-NLG's and BigScience's BLOOM logs.
+    CHECK(checked >= 30);
+}
