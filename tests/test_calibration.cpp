@@ -157,8 +157,8 @@ TEST_CASE("the alpha-beta fit recovers the latency and bandwidth that generated 
         times.push_back((alpha_s + b / bandwidth_Bps) * noise);
     }
     const LinearFit fit = fit_latency_bandwidth(ones, bytes, times, "synthetic");
-    CHECK(fit.latency_s == doctest::Approx(alpha_s).epsilon(0.03));
-    CHECK(1.0 / fit.s_per_byte == doctest::Approx(bandwidth_Bps).epsilon(0.03));
+    CHECK(fit.latency_s == doctest::Approx(alpha_s).scale(0).epsilon(0.03));
+    CHECK(1.0 / fit.s_per_byte == doctest::Approx(bandwidth_Bps).scale(0).epsilon(0.03));
     CHECK(fit.residuals.max < 0.02);
     CHECK(fit.residuals.samples == static_cast<int>(times.size()));
     // Too few samples is the caller's error, not a NaN.
@@ -181,10 +181,10 @@ TEST_CASE("the GEMM fit recovers peak, tile half-dimension, output passes and ov
             }
     REQUIRE(memory_bound >= 3);  // the output passes are seen
     const GemmFit fit = fit_gemms(gemms, memory_s_per_byte);
-    CHECK(fit.peak_flops_per_s == doctest::Approx(peak).epsilon(0.02));     // the scan steps by 2^(1/64)
-    CHECK(fit.half_dim == doctest::Approx(half_dim).epsilon(0.05));         // the grid steps by 2^0.1 (7%)
+    CHECK(fit.peak_flops_per_s == doctest::Approx(peak).scale(0).epsilon(0.02));     // the scan steps by 2^(1/64)
+    CHECK(fit.half_dim == doctest::Approx(half_dim).scale(0).epsilon(0.05));         // the grid steps by 2^0.1 (7%)
     CHECK(fit.output_passes == passes);
-    CHECK(fit.overhead_s == doctest::Approx(overhead_s).epsilon(0.3));
+    CHECK(fit.overhead_s == doctest::Approx(overhead_s).scale(0).epsilon(0.3));
     CHECK(fit.residuals.rms < 0.03);
 }
 
@@ -195,8 +195,8 @@ TEST_CASE("the non-negative fit drops a term that would fit below zero") {
     for (std::size_t i = 0; i < a.size(); ++i) times.push_back(2 * a[i] + 3 * b[i] - 0.01 * c[i]);
     const std::vector<double> x = fit_non_negative({a, b, c}, times);
     CHECK(x[2] == 0.0);
-    CHECK(x[0] == doctest::Approx(2).epsilon(0.02));
-    CHECK(x[1] == doctest::Approx(3).epsilon(0.02));
+    CHECK(x[0] == doctest::Approx(2).scale(0).epsilon(0.02));
+    CHECK(x[1] == doctest::Approx(3).scale(0).epsilon(0.02));
 }
 
 TEST_CASE("the collective fit separates cached from streaming messages and the chip carries both") {
@@ -224,18 +224,18 @@ TEST_CASE("the collective fit separates cached from streaming messages and the c
     REQUIRE(fit.collectives.size() == 3);
     for (const CollectiveFit& c : fit.collectives) {
         CAPTURE(collective_name(c.kind));
-        CHECK(1.0 / c.streaming_s_per_byte == doctest::Approx(bandwidths.at(c.kind).first).epsilon(1e-6));
-        CHECK(1.0 / c.cached_s_per_byte == doctest::Approx(bandwidths.at(c.kind).second).epsilon(1e-6));
-        CHECK(c.latency_s == doctest::Approx(hop_s).epsilon(1e-6));
+        CHECK(1.0 / c.streaming_s_per_byte == doctest::Approx(bandwidths.at(c.kind).first).scale(0).epsilon(1e-6));
+        CHECK(1.0 / c.cached_s_per_byte == doctest::Approx(bandwidths.at(c.kind).second).scale(0).epsilon(1e-6));
+        CHECK(c.latency_s == doctest::Approx(hop_s).scale(0).epsilon(1e-6));
     }
     // The link is the fastest streaming kind; each kind is a fraction of it.
-    CHECK(1.0 / fit.link.s_per_byte == doctest::Approx(6e9).epsilon(1e-6));
+    CHECK(1.0 / fit.link.s_per_byte == doctest::Approx(6e9).scale(0).epsilon(1e-6));
     CHECK(fit.link.residuals.max < 1e-6);
     const ChipSpec chip = fitted_chip(fit, m.provenance, "fitted");
     CHECK(chip.on_chip_memory_bytes == on_chip);
     const auto all_reduce = static_cast<std::size_t>(CollectiveKind::all_reduce);
-    CHECK(chip.efficiency.collective_streaming[all_reduce] == doctest::Approx(4.0 / 6.0).epsilon(1e-6));
-    CHECK(chip.efficiency.collective_cached[all_reduce] == doctest::Approx(16.0 / 6.0).epsilon(1e-6));
+    CHECK(chip.efficiency.collective_streaming[all_reduce] == doctest::Approx(4.0 / 6.0).scale(0).epsilon(1e-6));
+    CHECK(chip.efficiency.collective_cached[all_reduce] == doctest::Approx(16.0 / 6.0).scale(0).epsilon(1e-6));
     // Written as a chip file and read back as every command reads it, the description keeps them.
     m.provenance.host = "test-host";
     const auto path = test::scratch_dir("calib") / "fitted.json";
@@ -250,7 +250,7 @@ TEST_CASE("the collective fit separates cached from streaming messages and the c
     // The engine's bytes on the link for a 16 MiB AllReduce: 3/4 of it spills (8 MiB of cache for 32 MiB).
     const double bytes = 16.0 * 1024 * 1024;
     CHECK(collective_link_bytes(chip, CollectiveKind::all_reduce, bytes) ==
-          doctest::Approx(bytes * (0.75 * 6.0 / 4.0 + 0.25 * 6.0 / 16.0)).epsilon(1e-6));
+          doctest::Approx(bytes * (0.75 * 6.0 / 4.0 + 0.25 * 6.0 / 16.0)).scale(0).epsilon(1e-6));
 }
 
 TEST_CASE("a fitted chip predicts a sharded matmul as the hand-written engine formulas do") {
@@ -269,8 +269,8 @@ TEST_CASE("a fitted chip predicts a sharded matmul as the hand-written engine fo
     const double gather_bytes = 1536.0 * 1536 * 4;
     const double comm_s = 0.5 * gather_bytes / 4e9 + 1 * 5e-6;  // (k-1)/k of the array, one step of latency
     const CaseTime time = predict_case(chip, c);
-    CHECK(time.compute_s == doctest::Approx(compute_s).epsilon(1e-9));
-    CHECK(time.communication_s == doctest::Approx(comm_s).epsilon(1e-9));
+    CHECK(time.compute_s == doctest::Approx(compute_s).scale(0).epsilon(1e-9));
+    CHECK(time.communication_s == doctest::Approx(comm_s).scale(0).epsilon(1e-9));
     // The MLP block: AllGather in, two GEMMs, ReduceScatter out.
     const CaseWork mlp = case_work({ShardedKind::tp_mlp, 64, 256, 0, 1024, 4});
     REQUIRE(mlp.gemms.size() == 2);
@@ -293,8 +293,8 @@ TEST_CASE("a fitted chip predicts a sharded matmul as the hand-written engine fo
     const double spilled = 1.0 - 8.0 * 1024 * 1024 / (2 * gather_bytes);
     const double link_bytes = gather_bytes * (spilled / 0.5 + (1 - spilled) / 2.0);
     const CaseTime slow = predict_case(chip, c);
-    CHECK(slow.compute_s == doctest::Approx(memory_s).epsilon(1e-9));
-    CHECK(slow.communication_s == doctest::Approx(0.5 * link_bytes / 4e9 + 5e-6).epsilon(1e-9));
+    CHECK(slow.compute_s == doctest::Approx(memory_s).scale(0).epsilon(1e-9));
+    CHECK(slow.communication_s == doctest::Approx(0.5 * link_bytes / 4e9 + 5e-6).scale(0).epsilon(1e-9));
 }
 
 TEST_CASE("measurements survive a write and a read, and malformed files name the field") {

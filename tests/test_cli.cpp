@@ -186,8 +186,8 @@ TEST_CASE("model --json carries the numbers a script needs, KV cache for each dt
     CHECK(doc["kv_cache_bytes_per_token"]["bf16"].get<double>() == 2.0 * 80 * 8 * 128 * 2);
     CHECK(doc["kv_cache_bytes_per_token"]["int8"].get<double>() == 2.0 * 80 * 8 * 128);
     CHECK(doc["kv_cache_bytes_per_sequence"]["bf16"].get<double>() == 2.0 * 80 * 8 * 128 * 2 * 8192);
-    CHECK(doc["params"]["total"].get<double>() == doctest::Approx(70.55e9).epsilon(0.001));
-    CHECK(doc["flops_per_token"]["six_n_flops"].get<double>() == doctest::Approx(6 * 70.55e9).epsilon(0.001));
+    CHECK(doc["params"]["total"].get<double>() == doctest::Approx(70.55e9).scale(0).epsilon(0.001));
+    CHECK(doc["flops_per_token"]["six_n_flops"].get<double>() == doctest::Approx(6 * 70.55e9).scale(0).epsilon(0.001));
     for (const char* mode : {"none", "selective", "full"})
         CHECK(doc["activation_bytes_per_token_per_layer"][mode].get<double>() > 0);
 }
@@ -336,7 +336,7 @@ TEST_CASE("collective and topology commands: --json faces and custom topologies"
     // At the share NCCL's maintainers measure on NVLink 4 (370 of 450 GB/s, nccl-tests issue #212), as train prices it.
     const auto measured = run_ridgeline("collective --hardware dgx-h100 --nodes 32 --mesh data=32,tensor=8 --op allreduce --bytes 64MB --axes tensor --links measured --json");
     REQUIRE(measured.exit_code == 0);
-    CHECK(json::parse(measured.out)["bandwidth_s"].get<double>() == doctest::Approx(2 * 64e6 * 7 / 8 / 3.7e11).epsilon(0.002));
+    CHECK(json::parse(measured.out)["bandwidth_s"].get<double>() == doctest::Approx(2 * 64e6 * 7 / 8 / 3.7e11).scale(0).epsilon(0.002));
     CHECK(run_ridgeline("collective --hardware dgx-h100 --op allreduce --bytes 64MB --links fast").exit_code == 2);
 
     for (const char* file : {"nvl72-torus-4x4.json", "dgx-h100-fat-tree-2to1.json", "hypercube-16.json"}) {
@@ -518,8 +518,8 @@ TEST_CASE("validate runs a record on its framework's release stack where one is 
     };
     const double release = predicted("megatron-core", "r0.8.0"), by_name = predicted("megatron-core-0.8", nullptr);
     const double current = predicted("megatron-core", nullptr), other_version = predicted("megatron-core", "r0.14.0");
-    CHECK(release == doctest::Approx(by_name).epsilon(1e-12));
-    CHECK(other_version == doctest::Approx(current).epsilon(1e-12));
+    CHECK(release == doctest::Approx(by_name).scale(0).epsilon(1e-12));
+    CHECK(other_version == doctest::Approx(current).scale(0).epsilon(1e-12));
     CHECK(std::abs(release / current - 1.0) > 0.01);  // the two stacks' fitted overheads differ
 }
 
@@ -796,7 +796,7 @@ TEST_CASE("the stack's attention kernel prices attention at its measured rate: F
         return 0.0;
     };
     // pytorch-compile and torchtitan differ from megatron-core in their kernels only where attention is concerned.
-    CHECK(attention_s("torchtitan") / attention_s("megatron-core") == doctest::Approx(fa2_s / cudnn_s).epsilon(0.05));
+    CHECK(attention_s("torchtitan") / attention_s("megatron-core") == doctest::Approx(fa2_s / cudnn_s).scale(0).epsilon(0.05));
 }
 
 TEST_CASE("a stack whose attention kernels the chip has no measurements of is refused once, naming both, a fallback is named") {

@@ -75,10 +75,10 @@ TEST_CASE("cross-validation: a step's per-step cost and straggler wait compose a
     apply_stack_params(s.stack, {0.25, 0.3, 0.01, 1.0});
     const double full_s = simulate_training(s).step_time_s;
     const double by_hand_s = (base_s + 0.25) * (1.0 + 0.01 * expected_max_standard_normal(static_cast<double>(s.cluster.chips())));
-    CHECK(full_s == doctest::Approx(by_hand_s).epsilon(1e-12));
+    CHECK(full_s == doctest::Approx(by_hand_s).scale(0).epsilon(1e-12));
     // And the fitter's error for the same parameters is the engine's.
     const double measured = c.measured_tokens_per_s;
-    CHECK(case_error(c, {0.25, 0.3, 0.01, 1.0}) == doctest::Approx(c.tokens_per_step / full_s / measured - 1.0).epsilon(1e-12));
+    CHECK(case_error(c, {0.25, 0.3, 0.01, 1.0}) == doctest::Approx(c.tokens_per_step / full_s / measured - 1.0).scale(0).epsilon(1e-12));
 }
 
 TEST_CASE("intervals: split-conformal ranks of the residuals of like runs, worked by hand") {
@@ -177,7 +177,7 @@ TEST_CASE("cross-validation: the dev set's held-out accuracy, its intervals' cov
         const auto& r = cv.at("records")[i];
         CAPTURE(shipped[i].id);
         CHECK(shipped[i].id == r.at("id").get<std::string>());
-        CHECK(shipped[i].error == doctest::Approx(r.at("error").get<double>()).epsilon(1e-9));
+        CHECK(shipped[i].error == doctest::Approx(r.at("error").get<double>()).scale(0).epsilon(1e-9));
         CHECK(shipped[i].kind.params == r.at("parameters").get<std::string>());
     }
 }
@@ -297,9 +297,9 @@ TEST_CASE("dev set: the NeMo 25.02 and 25.04 records are the transcribed perform
     // (4096 x (4096 + 2 x 1024 + 4096) + 3 x 4096 x 14336) + 4096 x 128256 = 7,504,658,432; 6N plus attention
     // 12 x 32 x 8192 x 4096 = 57.91 GFLOP a token; at the row's 26,006 tokens/s/GPU that is its 1,506 TFLOP/s.
     const double flops_per_token = 6.0 * 7504658432.0 + 12.0 * 32 * 8192 * 4096;
-    CHECK(flops_per_token * 26006 / 1e12 == doctest::Approx(1506).epsilon(0.002));
+    CHECK(flops_per_token * 26006 / 1e12 == doctest::Approx(1506).scale(0).epsilon(0.002));
     const nlohmann::json& llama8b = *by_key.at("25.02/DGX-B200/Llama 3/3.1 8B");
-    CHECK(llama8b.at("measured").at("tokens_per_s").at("value").get<double>() * flops_per_token / 8 / 1e12 == doctest::Approx(1506).epsilon(0.002));
+    CHECK(llama8b.at("measured").at("tokens_per_s").at("value").get<double>() * flops_per_token / 8 / 1e12 == doctest::Approx(1506).scale(0).epsilon(0.002));
 }
 
 // Llama 3 405B on 8,192 H100s (the paper's Table 4): 16 stages, interleaved at a depth the paper does
@@ -318,7 +318,7 @@ TEST_CASE("dev set: a record whose pipeline is interleaved at an unstated depth 
     REQUIRE(interleaved.ok);
     REQUIRE(flat.ok);
     const double speedup = interleaved.predicted_tokens_per_s / flat.predicted_tokens_per_s;
-    CHECK(speedup == doctest::Approx(1.190).epsilon(0.03));
+    CHECK(speedup == doctest::Approx(1.190).scale(0).epsilon(0.03));
     // What the record may not say: interleaved with a stated depth, or without a pipeline.
     const auto refused = [](const std::string& field, const nlohmann::json& value) {
         nlohmann::json doc = test::read_json(kDevSet);

@@ -86,12 +86,12 @@ TEST_CASE("kernel model: a decode step's elementwise work costs each kernel's me
         const nlohmann::json& elementwise = ops.back();
         REQUIRE(elementwise.at("name").get<std::string>().rfind("elementwise", 0) == 0);
         // (the epilogues' few bytes at the copy's rate add under 0.1%)
-        CHECK(elementwise.at("predicted_s").get<double>() == doctest::Approx(expected_s).epsilon(1e-3));
-        // A fused stack launches one kernel per op at the copy's floor.
+        CHECK(elementwise.at("predicted_s").get<double>() == doctest::Approx(expected_s).scale(0).epsilon(1e-3));
+        // A fused stack launches one kernel per op at the copy's floor (its epilogues' bytes add under 0.2%).
         const auto fused = ridgeline::test::run_ridgeline("roofline --hardware " + chip +
                                                           " --model llama3-8b --phase decode --batch 1 --seq-len 1024 --stack pytorch-compile --json");
         REQUIRE(fused.exit_code == 0);
         CHECK(nlohmann::json::parse(fused.out).at("ops").back().at("predicted_s").get<double>() ==
-              doctest::Approx(6 * floors.at("copy").get<double>()).epsilon(1e-3));
+              doctest::Approx(6 * floors.at("copy").get<double>()).scale(0).epsilon(2e-3));
     }
 }

@@ -59,12 +59,12 @@ TEST_CASE("kernel fit: recovers the launch cost, weight streaming and per-dtype 
                                    static_cast<std::int64_t>(n), launch + std::max(compute, traffic)});
             }
     const KernelFit fit = fit_kernels(m, chip, "synthetic.json");
-    CHECK(fit.model.gemm_launch_s == doctest::Approx(launch).epsilon(0.03));
-    CHECK(fit.model.gemm_hbm_fraction == doctest::Approx(hbm_share).epsilon(0.02));
-    CHECK(fit.model.gemm[index_of(Dtype::bf16)]->peak_fraction == doctest::Approx(f_bf16).epsilon(0.02));
-    CHECK(fit.model.gemm[index_of(Dtype::bf16)]->half_rows == doctest::Approx(h_bf16).epsilon(0.1));
-    CHECK(fit.model.gemm[index_of(Dtype::fp8)]->peak_fraction == doctest::Approx(f_fp8).epsilon(0.02));
-    CHECK(fit.model.gemm[index_of(Dtype::fp8)]->half_rows == doctest::Approx(h_fp8).epsilon(0.15));
+    CHECK(fit.model.gemm_launch_s == doctest::Approx(launch).scale(0).epsilon(0.03));
+    CHECK(fit.model.gemm_hbm_fraction == doctest::Approx(hbm_share).scale(0).epsilon(0.02));
+    CHECK(fit.model.gemm[index_of(Dtype::bf16)]->peak_fraction == doctest::Approx(f_bf16).scale(0).epsilon(0.02));
+    CHECK(fit.model.gemm[index_of(Dtype::bf16)]->half_rows == doctest::Approx(h_bf16).scale(0).epsilon(0.1));
+    CHECK(fit.model.gemm[index_of(Dtype::fp8)]->peak_fraction == doctest::Approx(f_fp8).scale(0).epsilon(0.02));
+    CHECK(fit.model.gemm[index_of(Dtype::fp8)]->half_rows == doctest::Approx(h_fp8).scale(0).epsilon(0.15));
     CHECK_FALSE(fit.model.gemm[index_of(Dtype::fp32)].has_value());
 }
 
@@ -101,9 +101,9 @@ TEST_CASE("kernel fit: the model fitted to the real H100's kernels predicts each
     for (const auto& k : doc["memory_bound"])
         if (k["kernel"] == "rmsnorm_fwd") rmsnorm.push_back(k["bytes"].get<double>() / k["seconds"].get<double>());
     REQUIRE_FALSE(rmsnorm.empty());
-    CHECK(memory_bound_s(chip, "rmsnorm_fwd", 1e9) == doctest::Approx(1e9 / median(rmsnorm)).epsilon(1e-9));
+    CHECK(memory_bound_s(chip, "rmsnorm_fwd", 1e9) == doctest::Approx(1e9 / median(rmsnorm)).scale(0).epsilon(1e-9));
     const auto& copies = doc["copy"]["bytes_moved_per_s_read_plus_write"];
-    CHECK(memory_bound_s(chip, "copy", 1e9) == doctest::Approx(1e9 / (0.5 * (copies[0].get<double>() + copies[1].get<double>()))).epsilon(1e-9));
+    CHECK(memory_bound_s(chip, "copy", 1e9) == doctest::Approx(1e9 / (0.5 * (copies[0].get<double>() + copies[1].get<double>()))).scale(0).epsilon(1e-9));
 }
 
 TEST_CASE("kernel fit: measurements the datasheet cannot hold, or that contradict themselves, are refused by field") {

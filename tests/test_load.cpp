@@ -39,7 +39,7 @@ void check_little(const LoadReport& r) {
     // L = lambda W, each side measured on its own: the time integral of requests in the system, and
     // completions per second times their mean latency.
     CHECK(r.mean_in_system > 0);
-    CHECK(r.mean_in_system == doctest::Approx(r.completion_rate_x_latency).epsilon(0.01));
+    CHECK(r.mean_in_system == doctest::Approx(r.completion_rate_x_latency).scale(0).epsilon(0.01));
 }
 
 std::filesystem::path write_file(const std::string& name, const std::string& text) {
@@ -74,11 +74,11 @@ TEST_CASE("one request at a time, the simulator is the static serve model: TTFT 
         const ServingReport fixed = simulate_serving(s);
         // A closed loop of one client: each request arrives when the last ends, so none overlap.
         const LoadReport load = closed_loop(s, vllm(), 1, 3);
-        CHECK(load.ttft_s.p50 == doctest::Approx(fixed.prefill.time_s).epsilon(1e-9));
-        CHECK(load.ttft_s.p99 == doctest::Approx(fixed.prefill.time_s).epsilon(1e-9));
+        CHECK(load.ttft_s.p50 == doctest::Approx(fixed.prefill.time_s).scale(0).epsilon(1e-9));
+        CHECK(load.ttft_s.p99 == doctest::Approx(fixed.prefill.time_s).scale(0).epsilon(1e-9));
         // TPOT is the mean decode step; the static model prices the step at the mean context.
-        CHECK(load.tpot_s.mean == doctest::Approx(fixed.tpot_s()).epsilon(1e-9));
-        CHECK(load.e2e_s.p50 == doctest::Approx(fixed.prefill.time_s + 299 * fixed.tpot_s()).epsilon(1e-9));
+        CHECK(load.tpot_s.mean == doctest::Approx(fixed.tpot_s()).scale(0).epsilon(1e-9));
+        CHECK(load.e2e_s.p50 == doctest::Approx(fixed.prefill.time_s + 299 * fixed.tpot_s()).scale(0).epsilon(1e-9));
         CHECK(load.preemptions == 0);
         check_little(load);
     }
@@ -89,8 +89,8 @@ TEST_CASE("an open loop whose arrivals never overlap sees the idle server's late
     const ServingReport fixed = simulate_serving(s);
     // A request lasts about a second; arrivals a thousand seconds apart on average rarely overlap.
     const LoadReport load = open_loop(s, vllm(), 1e-3, 50);
-    CHECK(load.ttft_s.p50 == doctest::Approx(fixed.prefill.time_s).epsilon(1e-9));
-    CHECK(load.tpot_s.p50 == doctest::Approx(fixed.tpot_s()).epsilon(1e-9));
+    CHECK(load.ttft_s.p50 == doctest::Approx(fixed.prefill.time_s).scale(0).epsilon(1e-9));
+    CHECK(load.tpot_s.p50 == doctest::Approx(fixed.tpot_s()).scale(0).epsilon(1e-9));
     check_little(load);
 }
 
@@ -143,7 +143,7 @@ TEST_CASE("the KV cache holds what the engine's memory fraction leaves after the
     const LoadReport load = closed_loop(s, engine, 1, 1);
     const double per_token = 32.0 * 8 * 128 * 2 * 2;
     const double room = engine.kv_memory_fraction * 80e9 - 16.06e9;
-    CHECK(static_cast<double>(load.kv_blocks * engine.kv_block_tokens) == doctest::Approx(room / per_token).epsilon(0.02));
+    CHECK(static_cast<double>(load.kv_blocks * engine.kv_block_tokens) == doctest::Approx(room / per_token).scale(0).epsilon(0.02));
 }
 
 TEST_CASE("a Mooncake trace is read as published and simulated") {

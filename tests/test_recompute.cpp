@@ -134,6 +134,6 @@ TEST_CASE("selective recomputation with sequence parallelism against full recomp
         INFO(run);
         REQUIRE(predicted.count("korthikanti22-" + run + "-full") == 1);
         const double speedup = predicted.at("korthikanti22-" + run + "-selective-sp") / predicted.at("korthikanti22-" + run + "-full");
-        CHECK(speedup == doctest::Approx(full_s / selective_s).epsilon(0.02));
+        CHECK(speedup == doctest::Approx(full_s / selective_s).scale(0).epsilon(0.02));
     }
 }

@@ -42,11 +42,11 @@ TEST_CASE("ridge points: HBM, ICI axis (bidirectional) and DCN of TPU v5p as the
     for (const RidgePoint& p : ridge_points(v5p)) {
         if (p.dtype != Dtype::bf16) continue;
         if (p.level == "ici") {
-            CHECK(p.intensity_flops_per_byte == doctest::Approx(2550).epsilon(0.01));  // 4.59e14 / 1.8e11
+            CHECK(p.intensity_flops_per_byte == doctest::Approx(2550).scale(0).epsilon(0.01));  // 4.59e14 / 1.8e11
             saw_ici = true;
         }
         if (p.level == "scale-out") {
-            CHECK(p.intensity_flops_per_byte == doctest::Approx(73440).epsilon(0.01));  // 4.59e14 / 6.25e9
+            CHECK(p.intensity_flops_per_byte == doctest::Approx(73440).scale(0).epsilon(0.01));  // 4.59e14 / 6.25e9
             saw_dcn = true;
         }
     }
@@ -58,8 +58,8 @@ TEST_CASE("ridge points of a DGX H100: NVLink 2200 and node egress ~2475 FLOPs/b
     const Hardware dgx = resolve_hardware("dgx-h100", test::source_dir());
     for (const RidgePoint& p : ridge_points(dgx)) {
         if (p.dtype != Dtype::bf16) continue;
-        if (p.level == "nvlink") CHECK(p.intensity_flops_per_byte == doctest::Approx(2200).epsilon(0.01));
-        if (p.level == "scale-out per domain") CHECK(p.intensity_flops_per_byte == doctest::Approx(2475).epsilon(0.01));
+        if (p.level == "nvlink") CHECK(p.intensity_flops_per_byte == doctest::Approx(2200).scale(0).epsilon(0.01));
+        if (p.level == "scale-out per domain") CHECK(p.intensity_flops_per_byte == doctest::Approx(2475).scale(0).epsilon(0.01));
     }
 }
 
@@ -81,7 +81,7 @@ TEST_CASE("a layer's ops add up to the model's FLOPs per token, for dense, MoE a
         const FlopsPerToken per_token = flops_per_token(model, workload.seq_len, true);
         const double unembedding = 2.0 * static_cast<double>(model.vocab_size * model.d_model);
         CHECK(layer_flops * static_cast<double>(model.n_layers) ==
-              doctest::Approx((per_token.forward() - unembedding) * workload.tokens()).epsilon(1e-3));
+              doctest::Approx((per_token.forward() - unembedding) * workload.tokens()).scale(0).epsilon(1e-3));
     }
 }
 
@@ -116,5 +116,5 @@ TEST_CASE("a training micro-batch of LLaMA-3 70B is compute-bound on TPU v5p, ba
     CHECK(layer.bound() == Bound::memory);
     // Batch-1 decode time is about the layer's weight bytes over HBM bandwidth (the book's latency floor).
     const double weight_bytes = 2.0 * (count_params(model).attention_per_layer + count_params(model).dense_mlp_per_layer);
-    CHECK(layer.time_s == doctest::Approx(weight_bytes / v5p.chip.hbm_bw_Bps).epsilon(0.02));
+    CHECK(layer.time_s == doctest::Approx(weight_bytes / v5p.chip.hbm_bw_Bps).scale(0).epsilon(0.02));
 }

@@ -270,9 +270,9 @@ TEST_CASE("serving: attention weights kept in bf16 beside fp8 ones stream 1.179x
     setup.plan.attention_weights = Dtype::bf16;
     const ServingReport mixed = serve(setup);
     const double attention = 2.0 * 16384 * 16384 + 2.0 * 16384 * 1024, mlp = 3.0 * 16384 * 53248;
-    CHECK(mixed.decode.per_layer.weight_bytes / fp8.decode.per_layer.weight_bytes == doctest::Approx((2 * attention + mlp) / (attention + mlp)).epsilon(1e-3));
+    CHECK(mixed.decode.per_layer.weight_bytes / fp8.decode.per_layer.weight_bytes == doctest::Approx((2 * attention + mlp) / (attention + mlp)).scale(0).epsilon(1e-3));
     // Memory: the attention projections of all 126 layers take a second byte each, over 8 chips.
-    CHECK(mixed.memory.weights_bytes - fp8.memory.weights_bytes == doctest::Approx(126 * attention / 8).epsilon(1e-3));
+    CHECK(mixed.memory.weights_bytes - fp8.memory.weights_bytes == doctest::Approx(126 * attention / 8).scale(0).epsilon(1e-3));
 }
 
 // Quantisation replaces linear layers only: the embedding and the LM head stay bf16 (vLLM's Fp8Config
@@ -285,9 +285,9 @@ TEST_CASE("serving: fp8 weights leave the embedding and the LM head in bf16") {
     const ServingReport fp8 = serve(setup);
     const double vocabulary = 2.0 * 128256 * 4096;
     const double others = bf16.memory.weights_bytes / 2.0 - vocabulary;
-    CHECK(fp8.memory.weights_bytes == doctest::Approx(2.0 * vocabulary + others).epsilon(1e-9));
+    CHECK(fp8.memory.weights_bytes == doctest::Approx(2.0 * vocabulary + others).scale(0).epsilon(1e-9));
     // The logits GEMM streams 2 bytes a weight in both.
-    CHECK(fp8.decode.output_layer_s == doctest::Approx(bf16.decode.output_layer_s).epsilon(0.05));
+    CHECK(fp8.decode.output_layer_s == doctest::Approx(bf16.decode.output_layer_s).scale(0).epsilon(0.05));
 }
 
 TEST_CASE("serving above the KV heads: tp 16 over LLaMA-3 8B's 8 KV heads splits the cache only 8 ways") {

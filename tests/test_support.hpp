@@ -1,5 +1,8 @@
 #pragma once
 // Shared helpers for the tests: where the repository is, and running the CLI.
+// A tolerance is written doctest::Approx(x).scale(0).epsilon(e): without scale(0) doctest allows
+// e x (1 + max(|x|, |actual|)), twice e near 1 and an absolute e on a small x (1e-3 around a value of
+// 8e-6 passed anything).
 #include <filesystem>
 #include <cstdint>
 #include <functional>

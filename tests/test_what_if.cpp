@@ -63,7 +63,7 @@ TEST_CASE("--price: the cost of a run is chips x hours x the price given") {
     const std::string base = "train --model llama3-8b --hardware dgx-h100 --chips 64 --global-batch-seqs 256 --train-tokens 1e11";
     const json priced = run_json(base + " --price 2.5");
     const double hours = priced["time_to_train_s"].get<double>() / 3600.0;
-    CHECK(priced["cost_usd"].get<double>() == doctest::Approx(64 * hours * 2.5).epsilon(1e-6));
+    CHECK(priced["cost_usd"].get<double>() == doctest::Approx(64 * hours * 2.5).scale(0).epsilon(1e-6));
     CHECK(priced["overrides"][0]["path"] == "chip.price_usd_per_chip_hour");
 }
 
@@ -134,7 +134,7 @@ TEST_CASE("search train --deadline-days: the fewest chips that finish in time, o
         const double wait = fitted["rank_time_cv"].get<double>() * ridgeline::expected_max_standard_normal(static_cast<double>(chips));
         return step_s.at(chips) / (1.0 + wait) - fixed_s;
     };
-    CHECK(data_parallel_s(16) == doctest::Approx(data_parallel_s(8) / 2.0).epsilon(0.01));
+    CHECK(data_parallel_s(16) == doctest::Approx(data_parallel_s(8) / 2.0).scale(0).epsilon(0.01));
     CHECK(answer["deadline_met"] == true);
     CHECK(answer["chosen_chips"].get<double>() == first_meeting);
     CHECK(answer["deadline_s"].get<double>() == doctest::Approx(10.0 * 86400.0));
