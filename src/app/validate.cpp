@@ -1,7 +1,5 @@
 #include "app/validate.hpp"
 
-#include <algorithm>
-
 #include "accuracy/residuals_file.hpp"
 #include "core/error.hpp"
 #include "validation/run_record.hpp"
