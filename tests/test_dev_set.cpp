@@ -3,6 +3,7 @@
 // is worked in the test from Narayanan et al. 2021 (arXiv 2104.04473), eq. 3.
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <cmath>
 #include <string>
 
@@ -59,4 +60,19 @@ TEST_CASE("dev set: TFLOP/s stated with recomputation are Megatron's 96 B s l h^
     }
     // Narayanan et al.'s tables, MT-NLG's and BigScience's BLOOM logs.
     CHECK(checked >= 30);
+}
+
+TEST_CASE("dev set: a record whose software note says Megatron-DeepSpeed names that framework, so it runs on that stack") {
+    // validate picks the stack by `software.framework`; MT-NLG's records once said megatron-lm while
+    // their note (and the paper's title) said Megatron-DeepSpeed, and ran on the wrong stack.
+    int checked = 0;
+    for (const auto& r : dev_set().at("records")) {
+        std::string note = r.at("software").value("note", "");
+        for (char& c : note) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (note.find("megatron-deepspeed") == std::string::npos) continue;
+        INFO(r.at("id").get<std::string>());
+        CHECK(r.at("software").at("framework") == "megatron-deepspeed");
+        ++checked;
+    }
+    CHECK(checked >= 11);  // BLOOM's eight and MT-NLG's three
 }
