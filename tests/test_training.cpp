@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
 #include "engine/layer_ops.hpp"
 #include "inference/serving.hpp"
@@ -11,6 +13,7 @@
 #include "model/model_catalog.hpp"
 #include "scenario/training_setup.hpp"
 #include "sharding/strategy_file.hpp"
+#include "stack/stack_file.hpp"
 #include "test_support.hpp"
 
 using namespace ridgeline;
@@ -392,4 +395,33 @@ TEST_CASE("tensor parallelism above the KV heads replicates them: one head per r
     } catch (const InputError& e) {
         CHECK(std::string(e.what()).find("KV heads") != std::string::npos);
     }
+}
+
+// Context parallelism splits each sequence over the ranks, and each attention kernel call holds one
+// rank's s / cp queries: the measured kernel's sequence ramp (time at peak x (s + half) / s) applies at
+// s / cp. LLaMA-3 8B at 8,192 tokens on 8 H100s: the same attention FLOPs per rank with cp 1 (dp 8,
+// two micro-batches a replica) and cp 4 (dp 2, eight micro-batches of a quarter each). The ratio of
+// their attention times, worked here from the chip file's cuDNN block (forward 1 and backward 2.5
+// FLOP shares at their own peak fractions and ramps), is the ramp's alone.
+TEST_CASE("context parallelism: an attention kernel call holds s / cp queries, and its sequence ramp is theirs") {
+    const nlohmann::json chip = test::read_json(test::source_dir() / "hardware" / "chips" / "h100-sxm.json");
+    const nlohmann::json& cudnn = chip.at("kernels").at("attention").at("cudnn");
+    const auto seconds_per_flop = [&](double seq) {
+        double total = 0;
+        for (const auto& [pass, share] : {std::pair{"forward", 1.0}, std::pair{"backward", 2.5}}) {
+            const double fraction = cudnn.at(pass).at("peak_fraction"), half = cudnn.at(pass).at("half_seq");
+            total += share * (seq + half) / (seq * fraction);
+        }
+        return total;
+    };
+    const auto attention_s = [](std::int64_t cp) {
+        TrainingSetup setup = setup_for("llama3-8b", "h100", 8);
+        setup.seq_len = 8192;
+        setup.global_batch_seqs = 16;
+        setup.plan.cp = cp;
+        setup.stack = resolve_stack("nemo", test::source_dir());
+        return test::component_s(simulate_training(build_training_scenario(setup, test::source_dir(), "test")), "attention");
+    };
+    CHECK(attention_s(4) / attention_s(1) == doctest::Approx(seconds_per_flop(8192.0 / 4) / seconds_per_flop(8192.0)).scale(0).epsilon(1e-6));
+    CHECK(attention_s(4) > attention_s(1));  // 2,048 queries a call fill the tiles less than 8,192
 }

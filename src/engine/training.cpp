@@ -113,9 +113,11 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
     }
     const double attention_flops = work.attention.flops;
     const std::string& family = attention_family(chip, s_.stack.attention);
-    t.attention_fwd = attention_time(chip, family, AttentionPassKind::forward, attention_flops, 0.0, s_.seq_len).lower_bound_s();
+    // Under context parallelism each kernel call holds a rank's s / cp queries, and its sequence ramp is theirs.
+    const double kernel_seq_len = s_.seq_len / axis(PlanAxis::context);
+    t.attention_fwd = attention_time(chip, family, AttentionPassKind::forward, attention_flops, 0.0, kernel_seq_len).lower_bound_s();
     t.attention_bwd = attention_time(chip, family, AttentionPassKind::backward, kAttentionBackwardRatio * attention_flops, 0.0,
-                                     s_.seq_len).lower_bound_s();
+                                     kernel_seq_len).lower_bound_s();
     for (const ElementwiseOp& op : work.elementwise) {
         const double bytes = op.elements * act_bytes;
         double forward_s = 0;
