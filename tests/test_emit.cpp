@@ -244,6 +244,35 @@ TEST_CASE("emit trtllm: llama3-70b on 8 H100s, tp 4 x 2 replicas, fp8 KV cache: 
     CHECK(result.out.find("run 2 such servers") != std::string::npos);
 }
 
+TEST_CASE("emit sglang: llama3-70b on 8 H100s, tp 4 x 2 replicas, fp8 KV cache: two copies of one tp group") {
+    const auto result = emitted(
+        "serve --model llama3-70b --hardware dgx-h100 --chips 8 --tp 4 --batch 64 --input-len 2048 --output-len 512 --kv-dtype fp8 "
+        "--emit sglang");
+    // Without data-parallel attention SGLang's limits count one replica: 64 / 2 = 32 sequences; a
+    // step holds one 2048-token prompt; 2048 + 512 = 2560 tokens of context.
+    const std::vector<std::string> expected = {"--tp-size 4", "--pp-size 1", "--dp-size 2", "--max-running-requests 32", "--chunked-prefill-size 2048",
+                                               "--context-length 2560", "--kv-cache-dtype fp8_e4m3", "--dtype bfloat16"};
+    const auto lines = setting_lines(result.out);
+    CHECK(lines == expected);
+    check_names_in_data(lines, "sglang", Syntax::arguments);
+    CHECK(result.out.find("runs that many copies") != std::string::npos);
+}
+
+TEST_CASE("emit sglang: experts over the replicas are SGLang's data-parallel attention, one server over every GPU") {
+    const auto result = emitted(
+        "serve --model qwen3-30b-a3b --hardware dgx-h100 --chips 8 --tp 2 --dp 4 --ep 4 --batch 64 --input-len 1024 --output-len 256 "
+        "--weights-dtype fp8 --emit sglang");
+    // One server of 2 x 4 = 8 ranks, attention in 4 groups of 2, experts over all 8. SGLang divides
+    // its per-server limits by the 4 groups: 16 sequences a group x 4 = 64, and a 1024-token prompt
+    // a group x 4 = 4096; fp8 weights are quantised from bf16 on loading.
+    const std::vector<std::string> expected = {"--tp-size 8", "--pp-size 1", "--dp-size 4", "--enable-dp-attention", "--ep-size 8",
+                                               "--max-running-requests 64", "--chunked-prefill-size 4096", "--context-length 1280",
+                                               "--kv-cache-dtype bf16", "--dtype bfloat16", "--quantization fp8"};
+    const auto lines = setting_lines(result.out);
+    CHECK(lines == expected);
+    check_names_in_data(lines, "sglang", Syntax::arguments);
+}
+
 TEST_CASE("emit from the searches: search train --emit-top 2 writes the two best plans") {
     const auto result = emitted(
         "search train --model llama3-8b --hardware dgx-h100 --chips 16 --global-batch-tokens 1048576 --fsdp 1 --emit megatron --emit-top 2");
@@ -291,4 +320,11 @@ TEST_CASE("emit refuses what the framework cannot express, naming --emit and the
     expect_refusal("train --model llama3-70b --hardware tpu-v5p --chips 512 --fsdp 64 --tp 8 --emit torchtitan", {"--emit", "hardware"});
     expect_refusal("serve --model mixtral-8x7b --hardware dgx-h100 --chips 8 --tp 2 --ep 2 --batch 4 --input-len 128 --output-len 128 --emit trtllm",
                    {"--emit", "ep"});
+    // SGLang: experts over some of the replicas only, an int8 cache, int4 weights it would have to quantise itself.
+    expect_refusal("serve --model mixtral-8x7b --hardware dgx-h100 --chips 8 --tp 2 --ep 2 --batch 4 --input-len 128 --output-len 128 --emit sglang",
+                   {"--emit", "ep", "--dp 2"});
+    expect_refusal("serve --model llama3-8b --hardware dgx-h100 --input-len 128 --output-len 128 --kv-dtype int8 --emit sglang",
+                   {"--emit", "kv_dtype", "int8"});
+    expect_refusal("serve --model llama3-8b --hardware dgx-h100 --input-len 128 --output-len 128 --weights-dtype int4 --emit sglang",
+                   {"--emit", "weights_dtype", "int4"});
 }

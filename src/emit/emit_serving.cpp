@@ -63,6 +63,35 @@ void trtllm(EmitWriter& w, const ServingScenario& s) {
         w.refuse("draft_tokens", "this emitter writes no speculative-decoding settings for TensorRT-LLM (its speculative_config)");
 }
 
+// SGLang launch arguments (python -m sglang.launch_server ...). Experts over the replicas run as
+// SGLang's data-parallel attention: one server over every GPU, attention split into dp groups of
+// tp, experts over all of them; its per-server limits are then divided by dp.
+void sglang(EmitWriter& w, const ServingScenario& s) {
+    const Plan& p = s.plan;
+    const bool dp_attention = p.ep > 1;
+    if (dp_attention && p.ep != p.dp)
+        w.refuse("ep", "SGLang spreads the experts over every rank of its data-parallel attention (--enable-dp-attention --ep-size); ep " +
+                           text(p.ep) + " of " + text(p.dp) + " replicas is not that (give --ep " + text(p.dp) + " or --dp " + text(p.ep) + ")");
+    const Int server_ranks = dp_attention ? p.tp * p.dp : p.tp;
+    const Int servers_share = dp_attention ? p.dp : 1;  // replicas one server's limits count
+    w.set("tp", server_ranks);
+    w.set("pp", p.pp);
+    w.set("dp", p.dp);
+    if (dp_attention) {
+        w.set_switch("dp_attention", true);
+        w.set("ep", server_ranks);
+    }
+    const Int per_replica = whole(s.batch_per_replica());
+    w.set("max_batch", per_replica * servers_share);
+    w.set("max_tokens", std::max(whole(s.input_len), per_replica) * servers_share);  // one whole prompt per step, as Ridgeline prices prefill
+    w.set("context_length", whole(s.input_len + s.output_len));
+    w.choose("kv_dtype", std::string(dtype_name(p.kv_cache)), "kv_dtype");
+    w.choose("weights_dtype", std::string(dtype_name(p.weights)), "weights_dtype");
+    if (s.speculative.draft_tokens > 0)
+        w.refuse("draft_tokens", "this emitter writes no speculative-decoding settings for SGLang (its --speculative-algorithm)");
+    if (p.dp > 1 && !dp_attention) w.note("--dp-size " + text(p.dp) + " runs that many copies of the --tp-size group behind SGLang's own router");
+}
+
 std::vector<std::string> serving_header(const ServingScenario& s, const ServingReport& r) {
     return {"model " + s.model.name + " on " + text(s.cluster.chips()) + " x " + s.chip.name + " (" + s.cluster.name + "), stack " + s.stack.name +
                 ", batch " + text(whole(s.batch_seqs)) + " sequences, " + text(whole(s.input_len)) + " tokens in, " + text(whole(s.output_len)) +
@@ -80,6 +109,7 @@ std::string emit_serving(const EmitterSpec& spec, const ServingScenario& scenari
     EmitWriter w(spec);
     if (spec.name == "vllm") vllm(w, scenario);
     else if (spec.name == "trtllm") trtllm(w, scenario);
+    else if (spec.name == "sglang") sglang(w, scenario);
     else throw InputError("--emit", "", "no serving emitter for " + spec.name + " (known: " + emit_framework_names(EmitJob::serving) + ")");
     return w.render(serving_header(scenario, report));
 }

@@ -25,6 +25,8 @@ const std::vector<EmitFramework>& frameworks() {
         {"vllm", EmitJob::serving,
          {"tp", "pp", "dp", "expert_parallel", "max_batch", "max_tokens", "max_model_len", "kv_dtype", "weights_dtype"}},
         {"trtllm", EmitJob::serving, {"tp", "pp", "ep", "max_batch", "max_tokens", "max_seq_len", "kv_dtype", "weights_dtype"}},
+        {"sglang", EmitJob::serving,
+         {"tp", "pp", "dp", "dp_attention", "ep", "max_batch", "max_tokens", "context_length", "kv_dtype", "weights_dtype"}},
     };
     return kFrameworks;
 }
