@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "app/serve.hpp"
 #include "model/plausible_sizes.hpp"
 #include "cli/commands.hpp"
 #include "cli/emit_flags.hpp"
@@ -8,12 +9,9 @@
 #include "cli/operations_flags.hpp"
 #include "core/error.hpp"
 #include "emit/emit.hpp"
-#include "inference/load.hpp"
 #include "io/quantity_text.hpp"
-#include "io/trace_file.hpp"
 #include "report/reports.hpp"
 #include "scenario/serving_setup.hpp"
-#include "stack/engine_file.hpp"
 
 namespace ridgeline::cli {
 
@@ -100,50 +98,29 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
             if (c->count("--acceptance") == 0) throw InputError(kRequest, "acceptance", "--draft-tokens needs the acceptance rate");
             setup.speculative = {f->draft_tokens, f->acceptance};
         }
-        const std::vector<std::int64_t> batches = io::parse_count_range(f->batch, "--batch", 100'000'000);
-        setup.batch_seqs = static_cast<double>(batches.front());
-        report::ServeExtras extras;
-        if (batches.size() > 1) {
-            // The report itself is at the largest batch of the range that fits (the most throughput).
-            std::vector<double> values(batches.begin(), batches.end());
-            const std::int64_t replicas = setup.plan.dp > 0 ? setup.plan.dp : f->chips / (f->tp * f->pp);
-            setup.batch_seqs = static_cast<double>(std::max<std::int64_t>(replicas, 1));
-            const ServingScenario probe = build_serving_scenario(setup);
-            extras.curve = serving_curve(probe, values);
-            if (extras.curve->points.empty())
-                throw InputError("--batch", "", "no batch in " + f->batch + " splits over " + std::to_string(probe.plan.dp) + " replicas");
-            setup.batch_seqs = extras.curve->points.front().batch_seqs;
-            for (const CurvePoint& point : extras.curve->points)
-                if (point.fits) setup.batch_seqs = point.batch_seqs;
-        }
-        const bool under_load = f->concurrency > 0 || f->request_rate > 0 || !f->trace.empty();
-        if (!under_load) {
+        app::ServeRequest request;
+        request.batches = io::parse_count_range(f->batch, "--batch", 100'000'000);
+        request.batches_text = f->batch;
+        request.concurrency = f->concurrency;
+        request.request_rate = f->request_rate;
+        request.trace = f->trace;
+        if (!request.under_load()) {
             for (const char* flag : {"--requests", "--engine", "--slo-ttft-ms", "--slo-tpot-ms"})
                 if (c->count(flag) > 0) throw InputError(flag, "", "needs --concurrency, --request-rate or --trace");
         }
-        if (f->concurrency > 0 && c->count("--batch") == 0) setup.batch_seqs = static_cast<double>(f->concurrency);
-        const ServingScenario scenario = build_serving_scenario(setup);
-        const ServingReport report = simulate_serving(scenario);
-        if (under_load) {
-            const std::string engine = c->count("--engine") == 0 ? default_engine_name(scenario.chip) : f->engine;
-            const SchedulerSpec scheduler = resolve_engine(engine, options.data_dir);
-            const LoadOptions load{f->concurrency, f->slo_ttft_ms * 1e-3, f->slo_tpot_ms * 1e-3};
-            if (!f->trace.empty()) {
-                io::TraceFile requests(f->trace, scenario.model.context_length);
-                extras.load = simulate_load(scenario, scheduler, requests, load);
-            } else {
-                const auto input = static_cast<std::int64_t>(f->input_len), output = static_cast<std::int64_t>(f->output_len);
-                FixedLengthRequests requests(f->requests, input, output, f->request_rate);
-                extras.load = simulate_load(scenario, scheduler, requests, load);
-            }
-            extras.engine = scheduler;
-        }
-        extras.requests_per_s = f->requests_per_s;
-        if (f->requests_per_s > 0 && report.fits) extras.disaggregation = disaggregate(scenario, report, f->requests_per_s);
-        report::ServeEnergy& energy = extras.energy.emplace();
-        energy.kernel_share = serving_kernel_share(report, scenario.output_len);
-        energy.energy = facility_energy(scenario.chip, setup.hardware, static_cast<double>(scenario.cluster.chips()), energy.kernel_share,
-                                        report.output_tokens_per_s, operations_overrides(*c, f->power), energy.notes);
+        if (f->concurrency > 0 && c->count("--batch") == 0) request.batches = {f->concurrency};
+        request.requests = f->requests;
+        request.slo_ttft_s = f->slo_ttft_ms * 1e-3;
+        request.slo_tpot_s = f->slo_tpot_ms * 1e-3;
+        if (c->count("--engine") > 0) request.engine = f->engine;
+        request.requests_per_s = f->requests_per_s;
+        request.power = operations_overrides(*c, f->power);
+        request.data_dir = options.data_dir;
+        request.setup = std::move(setup);
+        const app::ServeOutcome outcome = app::serve(std::move(request));
+        const ServingScenario& scenario = outcome.scenario;
+        const ServingReport& report = outcome.report;
+        const report::ServeExtras& extras = outcome.extras;
         const std::string json = f->json || f->html.wanted() ? report::serve_json(scenario, report, extras) : "";
         f->html.write(json);  // with --emit too: the configuration goes to stdout, the report to the page
         if (emit) {

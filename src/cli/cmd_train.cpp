@@ -1,9 +1,7 @@
-#include <cmath>
 #include <iostream>
 
 #include "model/plausible_sizes.hpp"
-#include "accuracy/residuals_file.hpp"
-#include "accuracy/training_interval.hpp"
+#include "app/train.hpp"
 #include "cli/commands.hpp"
 #include "cli/batch_flags.hpp"
 #include "cli/emit_flags.hpp"
@@ -110,39 +108,29 @@ void add_train_command(CLI::App& app, const GlobalOptions& options) {
         if (given("--no-overlap")) p.overlap = false;
         if (given("--stack")) setup.stack = resolve_stack(f->stack, options.data_dir);
         // A batch in tokens splits into sequences of the final length; a scenario's keeps its tokens when --seq-len changes.
-        std::optional<double> batch_tokens;
-        const char* batch_flag = "--global-batch-tokens";
-        if (given("--global-batch-seqs")) setup.global_batch_seqs = f->batch.global_batch_seqs;
-        else if (given("--global-batch-tokens")) batch_tokens = f->batch.global_batch_tokens;
-        else if (launch && launch->global_batch_seqs) setup.global_batch_seqs = *launch->global_batch_seqs;
+        app::TrainRequest request{std::move(setup), std::nullopt, "--global-batch-tokens", train_tokens, {}, options.data_dir};
+        TrainingSetup& s = request.setup;
+        if (given("--global-batch-seqs")) s.global_batch_seqs = f->batch.global_batch_seqs;
+        else if (given("--global-batch-tokens")) request.batch_tokens = f->batch.global_batch_tokens;
+        else if (launch && launch->global_batch_seqs) s.global_batch_seqs = *launch->global_batch_seqs;
         else if (scenario_batch_tokens > 0 && given("--seq-len")) {
-            batch_tokens = scenario_batch_tokens;
-            batch_flag = "--seq-len";
+            request.batch_tokens = scenario_batch_tokens;
+            request.batch_field = "--seq-len";
         }
-        else if (f->scenario.empty()) setup.global_batch_seqs = static_cast<double>(setup.chips);  // one sequence per chip
-        if (batch_tokens) {
-            const auto sequences = batch_sequences(*batch_tokens, setup.seq_len);
-            if (!sequences)
-                throw InputError(batch_flag, "", "a batch of " + std::to_string(static_cast<std::int64_t>(*batch_tokens)) +
-                                                     " tokens is not a whole number of sequences of length " +
-                                                     std::to_string(static_cast<std::int64_t>(setup.seq_len)));
-            setup.global_batch_seqs = *sequences;
-        }
-        if (setup.global_batch_seqs != std::floor(setup.global_batch_seqs))
-            throw InputError("--global-batch-seqs", "", "not a whole number of sequences");
-        const TrainingScenario scenario = build_training_scenario(setup, options.data_dir, "plan");
-        TrainingReport report = simulate_training(scenario);
-        report.interval = training_interval(load_residuals(residuals_path(options.data_dir)), scenario);
+        else if (f->scenario.empty()) s.global_batch_seqs = static_cast<double>(s.chips);  // one sequence per chip
+        if (train_tokens > 0) request.operations = operations_overrides(*c, f->operations);
+        const app::TrainOutcome outcome = app::train(std::move(request));
+        const TrainingScenario& scenario = outcome.scenario;
+        const TrainingReport& report = outcome.report;
         // The page is written with --emit too: the configuration goes to stdout, the report to the page.
         const bool document = f->json || f->html.wanted();
         std::string json, table;
-        if (train_tokens <= 0) {
+        if (!outcome.outlook) {
             if (document) json = report::training_json(scenario, report, 0);
             table = report::training_table(scenario, report, 0);
         } else {
-            const RunOutlook outlook = run_outlook(scenario, report, setup.hardware, train_tokens, operations_overrides(*c, f->operations));
-            if (document) json = report::training_outlook_json(scenario, report, outlook);
-            table = report::training_table(scenario, report, train_tokens) + "\n" + report::outlook_table(scenario, outlook);
+            if (document) json = report::training_outlook_json(scenario, report, *outcome.outlook);
+            table = report::training_table(scenario, report, train_tokens) + "\n" + report::outlook_table(scenario, *outcome.outlook);
         }
         f->html.write(json);
         if (emit) {
