@@ -12,6 +12,10 @@ s = json.load(sys.stdin)["summary"]
 part = s if sys.argv[1] == "train" else s["serve"]
 print("%s: %d records, median |error| %.2f%%, p90 %.2f%%" %
       (sys.argv[2], part["count"], 100 * part["median_abs_error"], 100 * part["p90_abs_error"]))
+for key, name in (("ttft", "mean time to first token"), ("itl", "mean inter-token latency")):
+    if sys.argv[1] == "serve" and part[key]["count"] > 0:
+        print("  %s: %d records, median |error| %.1f%%, p90 %.1f%%" %
+              (name, part[key]["count"], 100 * part[key]["median_abs_error"], 100 * part[key]["p90_abs_error"]))
 ' "$2" "$3"
 }
 # The accuracy the README quotes first: leave one source out (every stack parameter refitted without it).

@@ -196,6 +196,35 @@ TEST_CASE("hostile plans: fsdp over the context ranks is refused alike by the ru
                                     {"fsdp", "does not divide dp 8", "context ranks"});
 }
 
+TEST_CASE("hostile run records: a serving latency without its statistic, of an unknown one, or off a load is refused naming the field") {
+    const nlohmann::json runs = ridgeline::test::read_json(ridgeline::test::data_file("runs/published-serve-records.json"));
+    nlohmann::json record;
+    for (const auto& r : runs["records"])
+        if (r["measured"].contains("ttft_s")) record = r;
+    REQUIRE(!record.is_null());
+    const auto refused = [&](const std::string& name, nlohmann::json changed, const std::vector<std::string>& needles) {
+        nlohmann::json doc = runs;
+        doc["records"] = nlohmann::json::array({std::move(changed)});
+        const auto file = ridgeline::test::scratch_dir("latency") / (name + ".json");
+        std::ofstream(file) << doc.dump();
+        std::vector<std::string> all = {file.string()};
+        all.insert(all.end(), needles.begin(), needles.end());
+        ridgeline::test::expect_refusal("validate " + file.string(), all);
+    };
+    nlohmann::json r = record;
+    r["measured"]["ttft_s"].erase("statistic");
+    refused("no-statistic", r, {"measured.ttft_s.statistic", "missing"});
+    r = record;
+    r["measured"]["itl_s"]["statistic"] = "median";
+    refused("unknown-statistic", r, {"measured.itl_s.statistic", "median"});
+    r = record;
+    r["measured"]["ttft_s"]["value"] = -0.4;
+    refused("negative", r, {"measured.ttft_s.value"});
+    r = record;
+    r["workload"]["concurrency"] = nullptr;
+    refused("no-load", r, {"measured.ttft_s", "concurrency"});
+}
+
 // A scenario gives its batch in tokens: --seq-len keeps the tokens and changes the sequences, never
 // the reverse behind the user's back.
 TEST_CASE("hostile knobs: --seq-len on a scenario keeps its batch of tokens") {

@@ -217,30 +217,60 @@ TEST_CASE("the serving search keeps the best configurations meeting the SLOs and
     CHECK_THROWS_AS((void)search_serving(space), InputError);
 }
 
-// Published serving runs (tests/data/runs/published-serve-records.json). NIM at fixed concurrency
-// on H100: every record within 50% and a median |error| under 15% (batch-1 decode of a 70B model is
-// the worst: real kernels reach about two thirds of the HBM bandwidth assumed).
-TEST_CASE("published serving runs are predicted within the stated tolerance") {
+// Published serving runs (tests/data/runs/published-serve-records.json): NVIDIA NIM 1.8.0 on H100
+// at fixed client concurrencies. Where no cache limit binds (prompts of at most 5,000 tokens, 25
+// clients or fewer) the runs stream weights: throughput within 15% each, and a single client's
+// inter-token latency within 10% of the measured mean. A single client's time to first token is not
+// held: the measured one adds the server's request handling, which is not modelled (the 8B model's
+// 200-token prompt: 10.3 ms measured, under half of that predicted).
+TEST_CASE("published serving runs: NIM on H100 below the cache limit, within 15%, and one client's ITL within 10%") {
     const ValidationResult v =
         validate_records(load_run_records(test::data_file("runs/published-serve-records.json")), test::source_dir());
     CHECK(v.skipped == 0);
     CHECK(v.overall.count == 0);  // serving errors are counted apart from training
     CHECK(v.serve.count == v.records.size());
-    std::vector<double> nim_errors;
+    int checked = 0, single = 0;
     for (const RecordResult& r : v.records) {
-        if (r.source != "nim_benchmarking_llm_1.0.0") continue;
-        nim_errors.push_back(std::fabs(r.error));
+        if (r.source != "nim_llm_benchmarking_1.8.0_h100") continue;
         CAPTURE(r.id);
-        CAPTURE(r.error);
-        MESSAGE(r.id << ": predicted " << r.predicted_output_tokens_per_s << " vs measured " << r.measured_output_tokens_per_s
-                     << " output tokens/s (" << 100.0 * r.error << "%)");
-        CHECK(r.ok);
-        CHECK(r.kind == "serve");
-        CHECK(std::fabs(r.error) <= 0.5);
+        REQUIRE(r.ok);
+        REQUIRE(r.ttft);
+        REQUIRE(r.itl);
+        CHECK(r.ttft->statistic == "mean");
+        CHECK(r.ttft->error() == doctest::Approx(r.ttft->predicted_s / r.ttft->measured_s - 1.0));
+        const bool long_prompt = r.id.find("-20000in-") != std::string::npos;
+        if (long_prompt || r.batch_seqs > 25) continue;
+        CHECK(std::fabs(r.error) <= 0.15);
+        ++checked;
+        if (r.batch_seqs == 1) {
+            CHECK(std::fabs(r.itl->error()) <= 0.10);
+            ++single;
+        }
     }
-    REQUIRE(nim_errors.size() == 3);
-    std::sort(nim_errors.begin(), nim_errors.end());
-    CHECK(nim_errors[1] <= 0.15);
+    CHECK(checked == 24);  // 2 models x 4 lengths x concurrency 1, 5 and 25
+    CHECK(single == 8);
+    CHECK(v.serve_ttft.count == 79);
+    CHECK(v.serve_itl.count == 79);
+}
+
+// NIM's page gives one TTFT and one ITL a row; closed-loop means must satisfy, for every client,
+// output tokens / (TTFT + (output - 1) x ITL) = its share of the throughput. A mistyped figure
+// breaks it. The saturated 20,000-token runs drift up to 10% (few requests finish in a run).
+TEST_CASE("published serving runs: NIM's mean latencies and throughput agree as a closed loop's must") {
+    const nlohmann::json doc = test::read_json(test::data_file("runs/published-serve-records.json"));
+    int checked = 0;
+    for (const auto& r : doc.at("records")) {
+        if (r.at("source").at("key") != "nim_llm_benchmarking_1.8.0_h100") continue;
+        CAPTURE(r.at("id").get<std::string>());
+        const auto& m = r.at("measured");
+        const double clients = r.at("workload").at("concurrency").get<double>(), out = r.at("workload").at("output_len").get<double>();
+        const double request_s = m.at("ttft_s").at("value").get<double>() + (out - 1.0) * m.at("itl_s").at("value").get<double>();
+        const double implied = clients * out / request_s / m.at("output_tokens_per_s").at("value").get<double>() - 1.0;
+        const bool saturated_long = r.at("workload").at("input_len") == 20000 && clients >= 25;
+        CHECK(std::fabs(implied) <= (saturated_long ? 0.11 : 0.011));
+        ++checked;
+    }
+    CHECK(checked == 79);
 }
 
 // dstack's Llama 3.1 405B FP8 runs on 8 x H100 under vLLM 0.6.3 (N prompts at once). Below 32

@@ -16,13 +16,18 @@ nlohmann::json summary_json(const ErrorSummary& s) {
 
 std::string validation_table(const ValidationResult& v) {
     Table records({"record", "predicted tokens/s", "measured tokens/s", "error", "bound"});
-    Table serving({"serving record", "batch", "predicted output tokens/s", "measured output tokens/s", "error", "decode bound", "simulated on"});
+    Table serving({"serving record", "batch", "predicted output tokens/s", "measured output tokens/s", "error", "TTFT error", "ITL error",
+                   "decode bound", "simulated on"});
+    const auto latency_error = [](const std::optional<RecordResult::Latency>& l) {
+        return l ? percent(l->error()) + " (" + l->statistic + ")" : std::string("-");
+    };
     Table skipped({"skipped record", "reason"});
     for (const auto& r : v.records) {
         if (!r.ok) skipped.add_row({r.id, r.reason});
         else if (r.kind == "serve")
             serving.add_row({r.id, fixed(r.batch_seqs, 0), si(r.predicted_output_tokens_per_s), si(r.measured_output_tokens_per_s),
-                             percent(r.error), limit_text(r.bound), r.engine.empty() ? "static batch" : r.engine});
+                             percent(r.error), latency_error(r.ttft), latency_error(r.itl), limit_text(r.bound),
+                             r.engine.empty() ? "static batch" : r.engine});
         else records.add_row({r.id, si(r.predicted_tokens_per_s), si(r.measured_tokens_per_s), percent(r.error), limit_text(r.bound)});
     }
     std::string text;
@@ -32,9 +37,13 @@ std::string validation_table(const ValidationResult& v) {
     Table summary({"source", "records", "median |error|", "p90 |error|"});
     for (const auto& [source, s] : v.by_source)
         summary.add_row({source, std::to_string(s.count), fixed(100.0 * s.median_abs_error, 1) + "%", fixed(100.0 * s.p90_abs_error, 1) + "%"});
-    if (v.serve.count > 0)
-        summary.add_row({"serving records", std::to_string(v.serve.count), fixed(100.0 * v.serve.median_abs_error, 1) + "%",
-                         fixed(100.0 * v.serve.p90_abs_error, 1) + "%"});
+    const auto add = [&summary](const std::string& name, const ErrorSummary& s) {
+        if (s.count > 0)
+            summary.add_row({name, std::to_string(s.count), fixed(100.0 * s.median_abs_error, 1) + "%", fixed(100.0 * s.p90_abs_error, 1) + "%"});
+    };
+    add("serving records", v.serve);
+    add("serving: time to first token", v.serve_ttft);
+    add("serving: inter-token latency", v.serve_itl);
     if (v.overall.count > 0 || v.serve.count == 0)
         summary.add_row({"all training", std::to_string(v.overall.count), fixed(100.0 * v.overall.median_abs_error, 1) + "%",
                      fixed(100.0 * v.overall.p90_abs_error, 1) + "%"});
@@ -58,6 +67,10 @@ std::string validation_json(const ValidationResult& v, const CrossValidation* cv
             if (!r.engine.empty())
                 record["under_load"] = {{"engine", r.engine}, {"static_output_tokens_per_s", r.static_output_tokens_per_s},
                                         {"ttft_p50_s", r.predicted_ttft_s}, {"tpot_p50_s", r.predicted_tpot_s}};
+            for (const auto& [key, latency] : {std::pair{"ttft", &r.ttft}, std::pair{"itl", &r.itl}})
+                if (*latency)
+                    record[key] = {{"statistic", (*latency)->statistic}, {"measured_s", (*latency)->measured_s},
+                                   {"predicted_s", (*latency)->predicted_s}, {"error", (*latency)->error()}};
         } else if (r.ok) {
             record["predicted_tokens_per_s"] = r.predicted_tokens_per_s;
             record["measured_tokens_per_s"] = r.measured_tokens_per_s;
@@ -76,6 +89,8 @@ std::string validation_json(const ValidationResult& v, const CrossValidation* cv
     summary["by_source"] = nlohmann::json::object();
     for (const auto& [source, s] : v.by_source) summary["by_source"][source] = summary_json(s);
     summary["serve"] = summary_json(v.serve);
+    summary["serve"]["ttft"] = summary_json(v.serve_ttft);
+    summary["serve"]["itl"] = summary_json(v.serve_itl);
     doc["summary"] = summary;
     if (cv) doc["cross_validation"] = cross_validation_json(*cv);
     return doc.dump(2);

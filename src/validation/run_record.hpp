@@ -50,6 +50,12 @@ struct RunRecord : Degrees {
     std::string precision = "bf16";
     // measured
     std::optional<double> tokens_per_s, step_time_s, mfu, tflops_per_device, peak_memory_bytes, output_tokens_per_s;
+    // Serving under load (this project's extension): a latency and the statistic the source gives of it.
+    struct Latency {
+        double value_s = 0;
+        std::string statistic;  // mean, p50, p90 or p99 over the run's requests (tokens, for ITL)
+    };
+    std::optional<Latency> ttft_s, itl_s;  // time to first token; inter-token latency
     std::string flops_accounting;
     std::string framework, framework_version;  // software that ran (empty: not stated)
     std::vector<std::string> assumed;

@@ -97,6 +97,19 @@ public:
         m.finish();
         return value;
     }
+    // An optional key (absent or null: not measured).
+    std::optional<RunRecord::Latency> latency(const std::string& key) {
+        if (!has(key) || is_null(key)) {
+            seen_.insert(key);
+            return std::nullopt;
+        }
+        Fields m = object(key);
+        RunRecord::Latency out{m.positive("value"), ""};
+        (void)m.choice("status", {"stated", "derived"});
+        out.statistic = m.choice("statistic", {"mean", "p50", "p90", "p99"});
+        m.finish();
+        return out;
+    }
     void finish() const {
         for (const auto& item : object_.items())
             if (!seen_.count(item.key())) fail(item.key(), "unknown key");
@@ -259,7 +272,11 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
         r.tflops_per_device = m.measured("tflops_per_device");
         r.peak_memory_bytes = m.measured("peak_memory_bytes");
         r.output_tokens_per_s = m.measured("output_tokens_per_s");
+        r.ttft_s = m.latency("ttft_s");
+        r.itl_s = m.latency("itl_s");
         m.finish();
+        if ((r.ttft_s || r.itl_s) && (r.kind != "serve" || !r.concurrency))
+            m.fail(r.ttft_s ? "ttft_s" : "itl_s", "a latency is measured of serving under load: give kind \"serve\" and workload.concurrency");
         if (r.mfu && *r.mfu >= 1.0) m.fail("mfu.value", "expected a fraction below 1");
     }
     r.flops_accounting = f.text("flops_accounting");

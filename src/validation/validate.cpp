@@ -159,7 +159,7 @@ ErrorSummary summarize_errors(std::vector<double> errors) {
 ValidationResult validate_records(const std::vector<RunRecord>& records, const std::filesystem::path& data_dir,
                                   const std::function<void(std::size_t done, std::size_t total)>& progress) {
     ValidationResult result;
-    std::vector<double> all, serve;
+    std::vector<double> all, serve, ttft, itl;
     std::map<std::string, std::vector<double>> per_source;
     for (const RunRecord& record : records) {
         result.records.push_back(predict_record(record, data_dir));
@@ -171,6 +171,8 @@ ValidationResult validate_records(const std::vector<RunRecord>& records, const s
         }
         if (r.kind == "serve") {
             serve.push_back(r.error);
+            if (r.ttft) ttft.push_back(r.ttft->error());
+            if (r.itl) itl.push_back(r.itl->error());
             continue;
         }
         all.push_back(r.error);
@@ -178,6 +180,8 @@ ValidationResult validate_records(const std::vector<RunRecord>& records, const s
     }
     result.overall = summarize_errors(all);
     result.serve = summarize_errors(serve);
+    result.serve_ttft = summarize_errors(ttft);
+    result.serve_itl = summarize_errors(itl);
     for (auto& [source, errors] : per_source) result.by_source[source] = summarize_errors(errors);
     return result;
 }

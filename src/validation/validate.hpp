@@ -31,6 +31,13 @@ struct RecordResult {
     // that many clients); the static model's throughput and the simulated latencies are kept beside.
     std::string engine;  // empty: the static model (offline records, pipeline stages)
     double static_output_tokens_per_s = 0, predicted_ttft_s = 0, predicted_tpot_s = 0;
+    // A latency the record measured under load, beside the simulator's of the same statistic.
+    struct Latency {
+        std::string statistic;  // mean, p50, p90 or p99
+        double measured_s = 0, predicted_s = 0;
+        [[nodiscard]] double error() const { return predicted_s / measured_s - 1.0; }
+    };
+    std::optional<Latency> ttft, itl;
 };
 
 struct ErrorSummary {
@@ -45,6 +52,7 @@ struct ValidationResult {
     ErrorSummary overall;  // training records
     std::map<std::string, ErrorSummary> by_source;  // training records
     ErrorSummary serve;    // serving records, apart from training
+    ErrorSummary serve_ttft, serve_itl;  // their measured latencies, where given
 };
 
 // The training job a record describes: its model, hardware, chips, batch and plan (InputError
