@@ -248,4 +248,17 @@ TEST_CASE("loads the simulator cannot run yet are refused naming the field") {
     // And 0.2 leaves none.
     small.kv_memory_fraction = 0.2;
     expect_error([&] { (void)closed_loop(big, small, 1, 1); }, "request", "kv_memory_fraction");
+    // Without chunked prefill a prompt runs whole: TensorRT-LLM's 8,192-token budget admits no
+    // 9,000-token prompt (it refuses one), and where cache blocks are taken on demand a preempted
+    // request's recomputation (prompt and output so far) must fit as well.
+    const SchedulerSpec trtllm = resolve_engine("tensorrt-llm", test::source_dir());
+    REQUIRE_FALSE(trtllm.chunked_prefill);
+    REQUIRE(trtllm.max_batched_tokens == 8192);
+    const ServingScenario long_prompt = scenario_for("llama3-8b", "dgx-h100", 1, 1, 9000, 100);
+    expect_error([&] { (void)closed_loop(long_prompt, trtllm, 1, 1); }, "request 1", "input_tokens");
+    CHECK_NOTHROW((void)closed_loop(scenario_for("llama3-8b", "dgx-h100", 1, 1, 8000, 300), trtllm, 1, 1));  // whole reserved: no recompute
+    SchedulerSpec unchunked = vllm();
+    unchunked.chunked_prefill = false;
+    unchunked.max_batched_tokens = 8192;
+    expect_error([&] { (void)closed_loop(scenario_for("llama3-8b", "dgx-h100", 1, 1, 8000, 300), unchunked, 1, 1); }, "request 1", "input_tokens");
 }

@@ -164,6 +164,14 @@ LoadReport simulate_load(const ServingScenario& scenario, const SchedulerSpec& s
                 throw InputError(source.where(request_index), "input_tokens",
                                  std::to_string(r->input_tokens + r->output_tokens) + " tokens need more KV cache than a replica holds (" +
                                      std::to_string(total_blocks * scheduler.kv_block_tokens) + " tokens)");
+            // Without chunking a prompt runs whole in one iteration, and so does a preempted request's
+            // recomputation: engines refuse what cannot (TensorRT-LLM a prompt over max_num_tokens,
+            // vLLM a max_model_len over max_num_batched_tokens).
+            const std::int64_t whole = r->input_tokens + (scheduler.kv_admission == KvAdmission::on_demand ? r->output_tokens : 0);
+            if (!scheduler.chunked_prefill && whole > scheduler.max_batched_tokens)
+                throw InputError(source.where(request_index), "input_tokens",
+                                 std::to_string(whole) + " tokens in one iteration exceed the " + std::to_string(scheduler.max_batched_tokens) +
+                                     "-token budget of " + scheduler.engine + " without chunked prefill: the engine would refuse the request");
             if ((request_index - 1) % replicas == 0) return r;
         }
         return std::nullopt;
