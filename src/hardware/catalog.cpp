@@ -159,6 +159,12 @@ ChipSpec load_chip_file(const std::filesystem::path& path) {
         chip.vector_unit = spec;
     }
     chip.host_link_Bps = root.sourced_in("host_link_Bps", io::range::bandwidth_Bps);
+    if (auto variation = root.optional_object("rank_variation")) {
+        if (!variation->has("deterministic")) variation->fail("deterministic", "missing required field");
+        chip.deterministic_step_time = variation->boolean("deterministic", false);
+        if (variation->string("source").empty()) variation->fail("source", "expected where the claim comes from");
+        variation->finish();
+    }
     // An explicit null says no citable price was found; reports then say how to give one (--price).
     if (!(root.has("price_usd_per_chip_hour") && root.raw("price_usd_per_chip_hour").is_null()))
         chip.price_usd_per_chip_hour = root.optional_sourced_in("price_usd_per_chip_hour", io::range::price_usd_per_hour);

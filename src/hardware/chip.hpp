@@ -100,6 +100,9 @@ struct ChipSpec {
     double on_chip_memory_bytes = 0;
     std::optional<VectorUnitSpec> vector_unit;
     double host_link_Bps = 0;
+    // One chip's step time does not vary from another's (a statically scheduled chip at a fixed
+    // clock): its ranks never wait for a straggler, whatever a stack's fitted variation says.
+    bool deterministic_step_time = false;
     std::optional<IciSpec> ici;
     std::optional<NvlinkSpec> nvlink;
     ScaleOutSpec scale_out;

@@ -99,7 +99,8 @@ StackFit fit_stack(const std::vector<FitCase*>& cases, const StackParams& start,
     int sharded_measured = 0;
     for (const FitCase* c : cases) {
         models.insert(c->model);
-        counts[c->source].insert(c->chips);
+        // Ranks of a chip with a deterministic step time never wait for one another: no series of it.
+        if (!c->scenario.chip.deterministic_step_time) counts[c->source].insert(c->chips);
         sharded_measured += c->shards_on_measured_links;
     }
     fit.models = static_cast<int>(models.size());
