@@ -10,7 +10,8 @@ cv=$(grep -A1 '^cross-validated, dev set:' <<<"$figures"; grep '^  held out, sou
 moe=$(grep -A2 '^MoE training records:' <<<"$figures")
 scaling=$(grep -A2 '^scaling series' <<<"$figures" || true)
 outside=$(grep "vs OpenXLA's table" <<<"$figures" || true)
-python3 - "$line" "$moe" "$scaling" "$cv" "$outside" <<'PY'
+serving=$(grep -A2 '^serving records:' <<<"$figures")
+python3 - "$line" "$moe" "$scaling" "$cv" "$outside" "$serving" <<'PY'
 import re, sys
 match = re.search(r"(\d+) records, median \|error\| ([\d.]+)%, p90 ([\d.]+)%", sys.argv[1])
 if not match:
@@ -33,6 +34,11 @@ if len(cv) < 2:
 quoted += [" ".join(line.split()) for line in cv]
 # The kernel models against a table no block was fitted to.
 quoted += [" ".join(line.split()) for line in sys.argv[5].splitlines()]
+# Serving: throughput and the latencies under load, as printed.
+serving = sys.argv[6].splitlines()
+if len(serving) < 3:
+    sys.exit("readme-figures.sh printed no serving lines: " + sys.argv[6])
+quoted += [" ".join(line.split()) for line in serving]
 stale = [text for text in quoted if text not in readme]
 if stale:
     sys.exit("README.md is stale; readme-figures.sh prints: " + "; ".join(stale))

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "inference/percentiles.hpp"
 #include "inference/scheduler.hpp"
 #include "inference/serving.hpp"
 
@@ -40,10 +41,6 @@ private:
     std::int64_t left_, input_, output_;
     double rate_, clock_s_ = 0;
     std::uint64_t state_;
-};
-
-struct Percentiles {
-    double mean = 0, p50 = 0, p90 = 0, p99 = 0;
 };
 
 struct QueueSample {

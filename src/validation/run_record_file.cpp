@@ -2,6 +2,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "inference/percentiles.hpp"
 #include "model/plausible_sizes.hpp"
 #include "model/recompute_catalog.hpp"
 #include "io/json_reader.hpp"
@@ -106,7 +107,7 @@ public:
         Fields m = object(key);
         RunRecord::Latency out{m.positive("value"), ""};
         (void)m.choice("status", {"stated", "derived"});
-        out.statistic = m.choice("statistic", {"mean", "p50", "p90", "p99"});
+        out.statistic = m.choice("statistic", {Percentiles::kNames.begin(), Percentiles::kNames.end()});
         m.finish();
         return out;
     }

@@ -67,11 +67,8 @@ RecordResult predict_serve_record(const RunRecord& r, const std::filesystem::pat
                 result.engine = scheduler.engine;
                 result.predicted_ttft_s = load.ttft_s.p50;
                 result.predicted_tpot_s = load.tpot_s.p50;
-                const auto at = [](const Percentiles& p, const std::string& statistic) {
-                    return statistic == "mean" ? p.mean : statistic == "p50" ? p.p50 : statistic == "p90" ? p.p90 : p.p99;
-                };
-                if (r.ttft_s) result.ttft = RecordResult::Latency{r.ttft_s->statistic, r.ttft_s->value_s, at(load.ttft_s, r.ttft_s->statistic)};
-                if (r.itl_s) result.itl = RecordResult::Latency{r.itl_s->statistic, r.itl_s->value_s, at(load.itl_s, r.itl_s->statistic)};
+                if (r.ttft_s) result.ttft = RecordResult::Latency{r.ttft_s->statistic, r.ttft_s->value_s, load.ttft_s.at(r.ttft_s->statistic)};
+                if (r.itl_s) result.itl = RecordResult::Latency{r.itl_s->statistic, r.itl_s->value_s, load.itl_s.at(r.itl_s->statistic)};
             }
         } else {
             // Offline: the runtime fills memory; take the best throughput over the batches that fit.
