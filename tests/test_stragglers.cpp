@@ -16,13 +16,13 @@ using namespace ridgeline;
 
 namespace {
 
-// megatron-core's stack file with its ranks' step times varying by `cv`.
-std::string stack_with_cv(double cv) {
-    nlohmann::json stack = test::read_json(test::source_dir() / "stacks" / "megatron-core.json");
-    stack["name"] = "megatron-core-cv";
+// A shipped stack file (megatron-core unless named) with its ranks' step times varying by `cv`.
+std::string stack_with_cv(double cv, const std::string& base = "megatron-core") {
+    nlohmann::json stack = test::read_json(test::source_dir() / "stacks" / (base + ".json"));
+    stack["name"] = base + "-cv";
     stack["aliases"] = nlohmann::json::array();
     stack["fitted"]["rank_time_cv"] = cv;
-    const auto path = test::scratch_dir("stragglers") / ("cv" + std::to_string(cv) + ".json");
+    const auto path = test::scratch_dir("stragglers") / (base + "-cv" + std::to_string(cv) + ".json");
     std::ofstream(path) << stack.dump();
     return path.string();
 }
@@ -82,13 +82,7 @@ TEST_CASE("stragglers: at a fixed batch per chip, MFU never rises with the chip 
 
 TEST_CASE("stragglers: ranks of a chip with a deterministic step time never wait, whatever the stack's variation") {
     // The same job on TPU v5p (its chip file: deterministic, Jouppi et al. 2017) and on H100s.
-    nlohmann::json stack = test::read_json(test::source_dir() / "stacks" / "maxtext.json");
-    stack["name"] = "maxtext-cv";
-    stack["aliases"] = nlohmann::json::array();
-    stack["fitted"]["rank_time_cv"] = 0.02;
-    const auto path = test::scratch_dir("stragglers") / "maxtext-cv.json";
-    std::ofstream(path) << stack.dump();
-    const std::string job = "--model llama3-8b --chips 1024 --global-batch-seqs 1024 --stack " + path.string();
+    const std::string job = "--model llama3-8b --chips 1024 --global-batch-seqs 1024 --stack " + stack_with_cv(0.02, "maxtext");
     CHECK(part_s(train(job + " --hardware tpu-v5p"), "waiting for the slowest rank") == 0.0);
     const nlohmann::json gpu = train(job + " --hardware dgx-h100");
     const double wait_s = part_s(gpu, "waiting for the slowest rank");
