@@ -41,6 +41,13 @@ for s in cv["slices"]:
 '
 summary tests/data/runs/published-runs-dev.json train "training, dev set"
 summary tests/data/runs/published-serve-records.json serve "serving records"
+# Serve's throughput intervals: drawn from these runs' errors (nothing is fitted on them), and their coverage.
+"$build/ridgeline" validate tests/data/runs/published-serve-records.json --cross-validate --json | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["cross_validation"]["interval_coverage"]
+print("serving throughput 90%% intervals cover %d of %d held-out runs (from the other runs), %d of %d (from other sources only)" %
+      (c["other_runs"]["covered"], c["other_runs"]["with_interval"], c["other_sources"]["covered"], c["other_sources"]["with_interval"]))
+'
 "$build/tests/ridgeline_tests" -sf='*xla_collectives*' -s 2>&1 | grep -o 'XLA comparison:.*' || true
 "$build/tests/ridgeline_tests" -sf='*kernel_model*' -s 2>&1 | grep -o 'H100 \(GEMMs\|attention passes\|grouped GEMMs\|fine-grained MoE GEMMs\):.*' || true
 "$build/tests/ridgeline_tests" -sf='*h200_decode*' -s 2>&1 | grep -o 'H[12]00 decode layer under CUDA graphs:.*' || true

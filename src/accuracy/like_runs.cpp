@@ -17,6 +17,10 @@ std::string chip_family(const std::string& chip) {
     return chip;
 }
 
+RunKind serving_run_kind(const std::string& engine, const std::string& chip_name, bool moe, std::int64_t chips) {
+    return {engine.empty() ? "static model" : engine, chip_family(chip_name), moe, chips, "none"};
+}
+
 std::string scale_bucket(std::int64_t chips) {
     if (chips <= 64) return "1-64 chips";
     if (chips <= 512) return "65-512 chips";
@@ -28,9 +32,10 @@ PredictionInterval prediction_interval(const std::vector<Residual>& residuals, c
     PredictionInterval interval;
     interval.level = level;
     using Match = std::function<bool(const RunKind&)>;
-    const std::string params = "stack parameters: " + std::string(kind.params == "own"      ? "its own fit"
-                                                                  : kind.params == "family" ? "its family's pooled fit"
-                                                                                            : "the pooled fit of all stacks");
+    const std::string params = kind.params == "none" ? std::string("no parameter fitted")
+                               : "stack parameters: " + std::string(kind.params == "own"      ? "its own fit"
+                                                                    : kind.params == "family" ? "its family's pooled fit"
+                                                                                              : "the pooled fit of all stacks");
     const std::string load = kind.moe ? "MoE" : "dense";
     const auto same_core = [&](const RunKind& k) { return k.moe == kind.moe && k.params == kind.params; };
     const auto same_chip = [&](const RunKind& k) { return same_core(k) && k.chip_family == kind.chip_family; };
@@ -61,7 +66,7 @@ PredictionInterval prediction_interval(const std::vector<Residual>& residuals, c
         return interval;
     }
     if (residuals.empty()) {
-        interval.why_none = "the data folder has no held-out residuals (accuracy/held-out-residuals.json): no interval is given";
+        interval.why_none = "the data folder has no held-out residuals of such runs (accuracy/): no interval is given";
         return interval;
     }
     interval.why_none = "fewer than " + std::to_string(kMinLikeRuns) + " held-out runs like it (" + load + ", " + params +

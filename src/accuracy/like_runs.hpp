@@ -15,6 +15,7 @@ struct RunKind {
     std::int64_t chips = 0;
     // How the stack's parameters were fitted: on its "own" records, or, with none, the pooled fit of
     // its "family"'s other stacks or of all stacks ("pooled").
+    // "none": nothing is fitted on such runs (serving), so every prediction is held out as it stands.
     std::string params = "own";
 };
 
@@ -27,6 +28,9 @@ struct Residual {
 
 // "hopper", "ampere", "blackwell", "tpu", "cdna3", ... from a chip name; the name itself otherwise.
 [[nodiscard]] std::string chip_family(const std::string& chip_name);
+// A serving run's kind: the engine whose scheduler ran its requests ("" for the static model), its
+// chips; nothing is fitted on serving runs.
+[[nodiscard]] RunKind serving_run_kind(const std::string& engine, const std::string& chip_name, bool moe, std::int64_t chips);
 // "1-64", "65-512" or "513+" chips.
 [[nodiscard]] std::string scale_bucket(std::int64_t chips);
 

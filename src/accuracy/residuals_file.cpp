@@ -7,6 +7,7 @@
 namespace ridgeline {
 
 std::filesystem::path residuals_path(const std::filesystem::path& data_dir) { return data_dir / "accuracy" / "held-out-residuals.json"; }
+std::filesystem::path serving_residuals_path(const std::filesystem::path& data_dir) { return data_dir / "accuracy" / "serving-residuals.json"; }
 
 bool is_stack_parameter(const std::string& name) {
     return name == "per_step_overhead_s" || name == "layer_overhead_fraction" || name == "rank_time_cv" || name == "sharded_comm_efficiency";
@@ -57,8 +58,8 @@ std::vector<Residual> load_residuals(const std::filesystem::path& path) {
         r.kind.moe = item.boolean("moe", false);
         r.kind.chips = item.positive_int("chips");
         const std::string params = item.string("parameters");
-        if (params != "own" && params != "family" && params != "pooled")
-            item.fail("parameters", "expected \"own\", \"family\" or \"pooled\", found \"" + params + "\"");
+        if (params != "own" && params != "family" && params != "pooled" && params != "none")
+            item.fail("parameters", "expected \"own\", \"family\", \"pooled\" or \"none\", found \"" + params + "\"");
         r.kind.params = params;
         item.finish();
         residuals.push_back(std::move(r));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "accuracy/residuals_file.hpp"
 #include "core/error.hpp"
 #include "inference/load.hpp"
 #include "io/trace_file.hpp"
@@ -42,6 +43,9 @@ ServeOutcome serve(ServeRequest request) {
         }
         extras.engine = scheduler;
     }
+    extras.interval = prediction_interval(load_residuals(serving_residuals_path(request.data_dir)),
+                                          serving_run_kind(extras.engine ? extras.engine->engine : "", scenario.chip.name,
+                                                           scenario.model.moe.has_value(), scenario.cluster.chips()));
     extras.requests_per_s = request.requests_per_s;
     if (request.requests_per_s > 0 && out.report.fits) extras.disaggregation = disaggregate(scenario, out.report, request.requests_per_s);
     report::ServeEnergy& energy = extras.energy.emplace();

@@ -1,5 +1,7 @@
 #include "app/validate.hpp"
 
+#include <algorithm>
+
 #include "accuracy/residuals_file.hpp"
 #include "core/error.hpp"
 #include "validation/run_record.hpp"
@@ -14,6 +16,11 @@ ValidateOutcome validate(const ValidateRequest& request, const std::function<voi
         throw InputError("--source", "", "no record of " + request.file.string() + " has a source key containing \"" + request.source + "\"");
     ValidateOutcome outcome{validate_records(records, request.data_dir, progress), std::nullopt, {}};
     if (!request.cross_validate) return outcome;
+    // Nothing is fitted on serving runs: a file of them alone is held out as it stands.
+    if (std::all_of(records.begin(), records.end(), [](const RunRecord& r) { return r.kind == "serve"; })) {
+        outcome.cross_validation = cross_validate_serving(outcome.result.records);
+        return outcome;
+    }
     const FitPolicy policy = load_fit_policy(request.data_dir);
     for (const std::string& name : request.hold.value_or(policy.held))
         if (name != "none") outcome.held.everywhere.insert(name);

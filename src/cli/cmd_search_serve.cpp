@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "model/plausible_sizes.hpp"
+#include "app/search_serve.hpp"
 #include "cli/commands.hpp"
 #include "cli/emit_flags.hpp"
 #include "cli/html_flag.hpp"
@@ -59,27 +60,20 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
         space.objective = f->objective == "cost" ? ServeObjective::cost : ServeObjective::throughput;
         space.top_k = emit ? std::max(f->top, f->emit.top) : f->top;
         space.max_batch_per_replica = f->max_batch;
-        const ServeSearchResult result = search_serving(space);
-        f->html.write(f->html.wanted() ? report::serve_search_json(space, result) : "");  // with --emit too
+        const app::SearchServeOutcome outcome = app::search_serve({space, options.data_dir});
+        const ServeSearchResult& result = outcome.result;
+        f->html.write(f->html.wanted() ? report::serve_search_json(space, result, outcome.best_intervals) : "");  // with --emit too
         if (emit) {
             // Each configuration simulated again in full, for its figures.
             if (result.best.empty()) throw InputError("--emit", "", "no configuration meets the SLOs: there is nothing to write");
             for (std::size_t i = 0; i < std::min(f->emit.top, result.best.size()); ++i) {
-                const ServeCandidate& best = result.best[i];
-                ServingSetup setup;
-                static_cast<ServedModel&>(setup) = static_cast<const ServedModel&>(space);
-                setup.chips = best.chips;
-                setup.plan = best.plan;
-                setup.batch_seqs = best.batch_seqs;
-                setup.input_len = space.input_len;
-                setup.output_len = space.output_len;
-                const ServingScenario scenario = build_serving_scenario(setup);
+                const ServingScenario scenario = app::candidate_scenario(space, result.best[i]);
                 std::cout << (i == 0 ? "" : "\n") << emit_serving(*emit, scenario, simulate_serving(scenario));
             }
             return;
         }
-        const std::string json = f->json ? report::serve_search_json(space, result) : "";
-        std::cout << with_settings(applied, f->json, f->json ? json : report::serve_search_table(space, result)) << "\n";
+        const std::string json = f->json ? report::serve_search_json(space, result, outcome.best_intervals) : "";
+        std::cout << with_settings(applied, f->json, f->json ? json : report::serve_search_table(space, result, outcome.best_intervals)) << "\n";
     });
 }
 

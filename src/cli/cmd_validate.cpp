@@ -33,7 +33,8 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
                 "the table and the JSON's cross_validation section give the held-out errors by source, stack, chip, dense/MoE and scale");
     c->add_option("--write-residuals", f->residuals_out,
                   "with --cross-validate: write the held-out residuals that train, serve and the searches draw their intervals from "
-                  "(ridgeline.residuals/1; the shipped one is accuracy/held-out-residuals.json)");
+                  "(ridgeline.residuals/1; the shipped ones are accuracy/held-out-residuals.json and, from the serving records, "
+                  "accuracy/serving-residuals.json)");
     c->add_option("--hold", f->hold,
                   "with --cross-validate: never fit this stack parameter (per_step_overhead_s, layer_overhead_fraction, rank_time_cv, "
                   "sharded_comm_efficiency; repeatable; none: fit them all), in place of accuracy/fit-policy.json's list, to measure "
@@ -70,10 +71,10 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
         const auto& cv = outcome.cross_validation;
         if (!f->residuals_out.empty()) {
             const auto count = [](const std::set<std::string>& names) { return std::to_string(names.size()); };
-            io::write_file_atomically(f->residuals_out,
-                                      report::residuals_file_json(*cv, "ridgeline validate " + f->file + " --cross-validate: " +
-                                                                           count(outcome.held.everywhere) + " parameter(s) held in every fit, " +
-                                                                           count(outcome.held.when_pooled) + " in the pooled fits only"));
+            const std::string how = cv->serving ? "serving records, nothing fitted on them"
+                                                : count(outcome.held.everywhere) + " parameter(s) held in every fit, " +
+                                                      count(outcome.held.when_pooled) + " in the pooled fits only";
+            io::write_file_atomically(f->residuals_out, report::residuals_file_json(*cv, "ridgeline validate " + f->file + " --cross-validate: " + how));
         }
         const std::string json = f->json || f->html.wanted() ? report::validation_json(outcome.result, cv ? &*cv : nullptr) : "";
         f->html.write(json);

@@ -84,14 +84,18 @@ struct ServeExtras {
     std::optional<ServeEnergy> energy;
     std::optional<LoadReport> load;  // requests simulated under load, and the scheduler that ran them
     std::optional<SchedulerSpec> engine;
-    // The throughput's prediction interval; serving has no held-out runs yet, so it says why there is none.
-    PredictionInterval interval{false, 0.9, 1, 1, 0, "", "no serving run has been cross-validated yet (the dev set holds training runs): no interval is given"};
+    // The output tokens/s's prediction interval, from held-out serving runs like it (factors on the
+    // time per token: measured / predicted); none asked for where why_none is empty too.
+    PredictionInterval interval;
 };
 [[nodiscard]] std::string serve_table(const ServingScenario& scenario, const ServingReport& report, const ServeExtras& extras);
 [[nodiscard]] std::string serve_json(const ServingScenario& scenario, const ServingReport& report, const ServeExtras& extras);
 
-[[nodiscard]] std::string serve_search_table(const ServeSearchSpace& space, const ServeSearchResult& result);
-[[nodiscard]] std::string serve_search_json(const ServeSearchSpace& space, const ServeSearchResult& result);
+// `best_intervals`: one per result.best (its output tokens/s's), or none.
+[[nodiscard]] std::string serve_search_table(const ServeSearchSpace& space, const ServeSearchResult& result,
+                                             const std::vector<PredictionInterval>& best_intervals = {});
+[[nodiscard]] std::string serve_search_json(const ServeSearchSpace& space, const ServeSearchResult& result,
+                                            const std::vector<PredictionInterval>& best_intervals = {});
 
 [[nodiscard]] std::string validation_table(const ValidationResult& result);
 // With `cv`, the JSON gains its "cross_validation" section.

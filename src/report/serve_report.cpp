@@ -4,6 +4,7 @@
 #include "report/reports.hpp"
 #include "report/json_documents.hpp"
 #include "report/software_text.hpp"
+#include "report/throughput_interval.hpp"
 #include "report/table.hpp"
 
 namespace ridgeline::report {
@@ -107,6 +108,19 @@ nlohmann::json load_json(const LoadReport& l, const SchedulerSpec& e) {
             {"goodput_requests_per_s", l.slo_given ? nlohmann::json(l.goodput_requests_per_s) : nlohmann::json(nullptr)}, {"queue", {{"columns", {"time_s", "waiting", "running"}}, {"samples", queue}}}};
 }
 
+// The throughput an interval bounds: under load the simulated one, which is what validate compares
+// with a record measured at a concurrency.
+double interval_basis(const ServingReport& r, const ServeExtras& e) { return e.load ? e.load->output_tokens_per_s : r.output_tokens_per_s; }
+
+std::string interval_line(const ServingReport& r, const ServeExtras& e) {
+    const PredictionInterval& i = e.interval;
+    if (!i.available) return i.why_none.empty() ? "" : "throughput interval: " + i.why_none + "\n";
+    const double tokens_per_s = interval_basis(r, e);
+    return std::string(e.load ? "under load: " : "") + "output " + tokens_per_s_text(tokens_per_s) + " (" + fixed(100.0 * i.level, 0) +
+           "%: " + throughput_range_text(tokens_per_s, i) + ", from " + std::to_string(i.runs) +
+           " held-out serving runs like it: " + i.like + ")\n";
+}
+
 }  // namespace
 
 std::string serve_table(const ServingScenario& s, const ServingReport& r, const ServeExtras& extras) {
@@ -152,7 +166,7 @@ std::string serve_table(const ServingScenario& s, const ServingReport& r, const 
         totals.add_row({"energy per million output tokens", si(e.per_million_tokens_j / 3.6e6, "kWh")});
     }
     text += totals.render();
-    if (!extras.interval.available) text += "throughput interval: " + extras.interval.why_none + "\n";
+    text += interval_line(r, extras);
     text += "\n";
     if (extras.energy) {
         for (const std::string& line : extras.energy->notes.assumptions) text += "energy assumed: " + line + "\n";
@@ -213,7 +227,10 @@ std::string serve_json(const ServingScenario& s, const ServingReport& r, const S
                          {"decode_tokens_per_s", r.decode_tokens_per_s},
                          {"tokens_per_s_per_user", r.tokens_per_s_per_user},
                          {"requests_per_s", r.requests_per_s}};
-    if (!extras.interval.available) doc["throughput_interval"] = {{"available", false}, {"why_none", extras.interval.why_none}};
+    if (const PredictionInterval& i = extras.interval; i.available || !i.why_none.empty()) {
+        doc["throughput_interval"] = throughput_interval_json(interval_basis(r, extras), i);
+        if (i.available) doc["throughput_interval"]["of"] = extras.load ? "under_load" : "static";
+    }
     doc["kv_cache_bytes_per_token"] = r.kv_cache_bytes_per_token;
     doc["kv_cache_bytes_per_sequence"] = r.kv_cache_bytes_per_sequence;
     doc["kv_tokens_freed_per_step"] = r.kv_tokens_freed_per_step;

@@ -3,6 +3,7 @@
 #include "report/bound_text.hpp"
 #include "report/reports.hpp"
 #include "report/table.hpp"
+#include "report/throughput_interval.hpp"
 
 namespace ridgeline::report {
 
@@ -44,7 +45,7 @@ nlohmann::json candidate_json(const ServeCandidate& c) {
 
 }  // namespace
 
-std::string serve_search_table(const ServeSearchSpace& space, const ServeSearchResult& r) {
+std::string serve_search_table(const ServeSearchSpace& space, const ServeSearchResult& r, const std::vector<PredictionInterval>& intervals) {
     std::string text = "Serving search: " + space.model.name + " on " + space.hardware.chip.name + ", prompt " +
                        fixed(space.input_len, 0) + ", output " + fixed(space.output_len, 0) + ", SLO TTFT <= " +
                        seconds(space.slo_ttft_s) + ", TPOT <= " + seconds(space.slo_tpot_s) + ", objective " +
@@ -53,9 +54,21 @@ std::string serve_search_table(const ServeSearchSpace& space, const ServeSearchR
     if (r.best.empty()) {
         text += "no configuration meets the SLOs\n";
     } else {
-        Table best(kHeaders);
-        for (const ServeCandidate& c : r.best) best.add_row(candidate_row(c));
+        std::vector<std::string> headers = kHeaders;
+        if (!intervals.empty()) headers.push_back("90% output tokens/s");
+        Table best(headers);
+        for (std::size_t i = 0; i < r.best.size(); ++i) {
+            auto row = candidate_row(r.best[i]);
+            if (!intervals.empty()) row.push_back(throughput_range_text(r.best[i].output_tokens_per_s, intervals[i]));
+            best.add_row(row);
+        }
         text += "best meeting the SLOs:\n" + best.render();
+        // Every row's interval comes from the same held-out runs unless the chip counts set them apart.
+        if (!intervals.empty() && intervals.front().available)
+            text += "intervals from " + std::to_string(intervals.front().runs) + " held-out serving runs like the first: " +
+                    intervals.front().like + "\n";
+        else if (!intervals.empty())
+            text += "throughput interval: " + intervals.front().why_none + "\n";
     }
     Table pareto(kHeaders);
     for (const ServeCandidate& c : r.pareto) {
@@ -66,7 +79,7 @@ std::string serve_search_table(const ServeSearchSpace& space, const ServeSearchR
     return text + "\nPareto front (throughput per chip vs tokens/s per user):\n" + pareto.render();
 }
 
-std::string serve_search_json(const ServeSearchSpace& space, const ServeSearchResult& r) {
+std::string serve_search_json(const ServeSearchSpace& space, const ServeSearchResult& r, const std::vector<PredictionInterval>& intervals) {
     nlohmann::json doc;
     doc["schema"] = "ridgeline.serve-search/1";
     doc["model"] = space.model.name;
@@ -80,7 +93,10 @@ std::string serve_search_json(const ServeSearchSpace& space, const ServeSearchRe
     doc["fitting"] = r.fitting;
     doc["meeting_slo"] = r.meeting_slo;
     doc["best"] = nlohmann::json::array();
-    for (const ServeCandidate& c : r.best) doc["best"].push_back(candidate_json(c));
+    for (std::size_t i = 0; i < r.best.size(); ++i) {
+        doc["best"].push_back(candidate_json(r.best[i]));
+        if (!intervals.empty()) doc["best"].back()["output_tokens_per_s_interval"] = throughput_interval_json(r.best[i].output_tokens_per_s, intervals[i]);
+    }
     doc["pareto"] = nlohmann::json::array();
     for (const ServeCandidate& c : r.pareto) doc["pareto"].push_back(candidate_json(c));
     return doc.dump(2);

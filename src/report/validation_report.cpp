@@ -135,9 +135,20 @@ std::string cross_validation_table(const CrossValidation& cv) {
     for (const SliceSummary& s : cv.slices)
         slices.add_row({s.slice + ": " + s.key, std::to_string(s.abs.count), pct(s.abs.median_abs_error), pct(s.abs.p90_abs_error),
                         percent(s.signed_median)});
-    std::string text = "Cross-validated: each source predicted by stack fits that never saw it (a stack with no records "
-                       "left takes its family's pooled fit, or that of all stacks)\n" +
-                       slices.render();
+    std::string text = cv.serving ? "Serving output tokens/s held out: nothing is fitted on serving runs, so every prediction is "
+                                    "out of sample as it stands (slices by the engine that ran the requests)\n" + slices.render()
+                                  : "Cross-validated: each source predicted by stack fits that never saw it (a stack with no records "
+                                    "left takes its family's pooled fit, or that of all stacks)\n" + slices.render();
+    const auto coverage = [&](const CrossValidation::Coverage& c, const std::string& from) {
+        if (c.with_interval == 0) return;
+        text += "90% intervals drawn from " + from + " cover " + std::to_string(c.covered) + " of " + std::to_string(c.with_interval) +
+                " held-out runs (" + pct(static_cast<double>(c.covered) / c.with_interval) + ")\n";
+    };
+    if (cv.serving) {
+        coverage(cv.run_coverage, "the other runs' residuals");
+        coverage(cv.source_coverage, "other sources' residuals only (a source never seen)");
+        return text;
+    }
     Table fits({"stack", "records", "layer overhead", "per-step s", "rank time cv", "sharded share", "fitted"});
     const auto fit_row = [&](const std::string& name, const StackFit& f) {
         std::string fitted;
@@ -149,11 +160,6 @@ std::string cross_validation_table(const CrossValidation& cv) {
     for (const auto& [family, fit] : cv.family_fits) fit_row("family " + family + " (pooled)", fit);
     fit_row("all stacks (pooled)", cv.pooled);
     text += "\nFitted on all sources:\n" + fits.render();
-    const auto coverage = [&](const CrossValidation::Coverage& c, const std::string& from) {
-        if (c.with_interval == 0) return;
-        text += "90% intervals drawn from " + from + " cover " + std::to_string(c.covered) + " of " + std::to_string(c.with_interval) +
-                " held-out runs (" + pct(static_cast<double>(c.covered) / c.with_interval) + ")\n";
-    };
     coverage(cv.run_coverage, "the other runs' residuals");
     coverage(cv.source_coverage, "other sources' residuals only (a source never seen)");
     for (const std::string& held : cv.held_fixed) text += "held fixed in every fold: " + held + "\n";
@@ -162,7 +168,7 @@ std::string cross_validation_table(const CrossValidation& cv) {
 
 nlohmann::json cross_validation_json(const CrossValidation& cv) {
     nlohmann::json doc;
-    doc["method"] = "leave one source out";
+    doc["method"] = cv.serving ? "none fitted: serving predictions held out as they stand" : "leave one source out";
     doc["overall"] = summary_json(cv.overall);
     doc["overall"]["signed_median_error"] = cv.signed_median;
     doc["in_sample"] = summary_json(cv.in_sample_overall);

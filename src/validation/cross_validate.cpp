@@ -21,11 +21,11 @@ double signed_median(std::vector<double> v) {
 // Every fit starts from no overhead at all, so a fold learns nothing from the shipped values.
 const StackParams kNeutral{0.0, 0.0, 0.0, 1.0};
 
-std::vector<SliceSummary> summarize_slices(const std::vector<Residual>& held_out) {
+std::vector<SliceSummary> summarize_slices(const std::vector<Residual>& held_out, bool serving) {
     std::map<std::pair<std::string, std::string>, std::vector<double>> groups;
     for (const Residual& r : held_out) {
         groups[{"source", r.source}].push_back(r.error);
-        groups[{"stack", r.kind.stack_family}].push_back(r.error);
+        groups[{serving ? "engine" : "stack", r.kind.stack_family}].push_back(r.error);
         groups[{"chip", r.kind.chip_family}].push_back(r.error);
         groups[{"model", r.kind.moe ? "MoE" : "dense"}].push_back(r.error);
         groups[{"scale", scale_bucket(r.kind.chips)}].push_back(r.error);
@@ -34,6 +34,35 @@ std::vector<SliceSummary> summarize_slices(const std::vector<Residual>& held_out
     std::vector<SliceSummary> slices;
     for (const auto& [key, errors] : groups) slices.push_back({key.first, key.second, summarize_errors(errors), signed_median(errors)});
     return slices;
+}
+
+void check_sources(const std::map<std::string, int>& per_source) {
+    if (per_source.size() < 2)
+        throw InputError("--cross-validate", "", "leaving one source out needs records of at least two sources; these have " +
+                                                      std::to_string(per_source.size()));
+    for (const auto& [source, count] : per_source)
+        if (count < 2)
+            throw InputError("--cross-validate", "", "source " + source +
+                                                          " has a single record: its held-out error would be that record's alone; "
+                                                          "give it more records or leave it out with --source");
+}
+
+// The summaries, slices and interval coverage of the held-out errors and the in-sample ones.
+void summarize(CrossValidation& cv) {
+    std::vector<double> errors;
+    for (const Residual& r : cv.held_out) errors.push_back(r.error);
+    cv.overall = summarize_errors(errors);
+    cv.signed_median = signed_median(errors);
+    cv.in_sample_overall = summarize_errors(cv.in_sample);
+    cv.in_sample_signed_median = signed_median(cv.in_sample);
+    cv.slices = summarize_slices(cv.held_out, cv.serving);
+    for (const Residual& r : cv.held_out) {
+        const auto covers = [&](const PredictionInterval& i) { return 1.0 + r.error >= i.low_factor && 1.0 + r.error <= i.high_factor; };
+        const PredictionInterval run = prediction_interval(cv.held_out, r.kind, 0.9, {r.id, ""});
+        if (run.available) ++cv.run_coverage.with_interval, cv.run_coverage.covered += covers(run);
+        const PredictionInterval source = prediction_interval(cv.held_out, r.kind, 0.9, {"", r.source});
+        if (source.available) ++cv.source_coverage.with_interval, cv.source_coverage.covered += covers(source);
+    }
 }
 
 // The cases `keep` holds, in order.
@@ -107,14 +136,7 @@ CrossValidation cross_validate(FitCases input, const HeldParameters& policy) {
     std::vector<FitCase>& cases = input.cases;
     std::map<std::string, int> per_source;
     for (const FitCase& c : cases) ++per_source[c.source];
-    if (per_source.size() < 2)
-        throw InputError("--cross-validate", "", "leaving one source out needs records of at least two sources; these have " +
-                                                      std::to_string(per_source.size()));
-    for (const auto& [source, count] : per_source)
-        if (count < 2)
-            throw InputError("--cross-validate", "", "source " + source +
-                                                          " has a single record: its held-out error would be that record's alone; "
-                                                          "give it more records or leave it out with --source");
+    check_sources(per_source);
     for (const FitCase& c : cases) {
         const ChipSpec& chip = c.scenario.chip;
         const std::string held = chip.name + ": its efficiency block (collective and HBM shares)";
@@ -156,20 +178,26 @@ CrossValidation cross_validate(FitCases input, const HeldParameters& policy) {
     cv.family_fits = all.family_fits();
     cv.pooled = all.pooled();
 
-    std::vector<double> errors;
-    for (const Residual& r : cv.held_out) errors.push_back(r.error);
-    cv.overall = summarize_errors(errors);
-    cv.signed_median = signed_median(errors);
-    cv.in_sample_overall = summarize_errors(cv.in_sample);
-    cv.in_sample_signed_median = signed_median(cv.in_sample);
-    cv.slices = summarize_slices(cv.held_out);
-    for (const Residual& r : cv.held_out) {
-        const auto covers = [&](const PredictionInterval& i) { return 1.0 + r.error >= i.low_factor && 1.0 + r.error <= i.high_factor; };
-        const PredictionInterval run = prediction_interval(cv.held_out, r.kind, 0.9, {r.id, ""});
-        if (run.available) ++cv.run_coverage.with_interval, cv.run_coverage.covered += covers(run);
-        const PredictionInterval source = prediction_interval(cv.held_out, r.kind, 0.9, {"", r.source});
-        if (source.available) ++cv.source_coverage.with_interval, cv.source_coverage.covered += covers(source);
+    summarize(cv);
+    return cv;
+}
+
+CrossValidation cross_validate_serving(const std::vector<RecordResult>& results) {
+    CrossValidation cv;
+    cv.serving = true;
+    std::map<std::string, int> per_source;
+    for (const RecordResult& r : results) {
+        if (r.kind != "serve") continue;
+        if (!r.ok) {
+            cv.skipped.push_back(r);
+            continue;
+        }
+        ++per_source[r.source];
+        cv.held_out.push_back({r.id, r.source, r.like, r.error});
+        cv.in_sample.push_back(r.error);
     }
+    check_sources(per_source);
+    summarize(cv);
     return cv;
 }
 

@@ -20,6 +20,7 @@ struct SliceSummary {
 };
 
 struct CrossValidation {
+    bool serving = false;             // serving throughput: nothing fitted, nothing refitted
     std::vector<Residual> held_out;   // one per record, predicted with its source left out
     std::vector<double> in_sample;    // the same records with every stack fitted on all sources
     ErrorSummary overall, in_sample_overall;
@@ -47,5 +48,9 @@ struct HeldParameters {
     std::set<std::string> everywhere, when_pooled;
 };
 [[nodiscard]] CrossValidation cross_validate(FitCases cases, const HeldParameters& held = {});
+// Serving records (kind "serve"; the rest are ignored): nothing is fitted on them, so each
+// prediction is already held out and in sample equals out of sample; the same slices and interval
+// coverage. The same InputErrors on too few sources or records.
+[[nodiscard]] CrossValidation cross_validate_serving(const std::vector<RecordResult>& results);
 
 }  // namespace ridgeline

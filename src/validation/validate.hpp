@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "accuracy/like_runs.hpp"
 #include "scenario/training_setup.hpp"
 #include "model/model_spec.hpp"
 #include "validation/run_record.hpp"
@@ -38,6 +39,7 @@ struct RecordResult {
         [[nodiscard]] double error() const { return predicted_s / measured_s - 1.0; }
     };
     std::optional<Latency> ttft, itl;
+    RunKind like;  // serving records: what makes runs alike, for intervals drawn from their errors
 };
 
 struct ErrorSummary {

@@ -90,6 +90,7 @@ RecordResult predict_serve_record(const RunRecord& r, const std::filesystem::pat
         }
         result.predicted_output_tokens_per_s = best.output_tokens_per_s;
         result.bound = best.decode.bound;
+        result.like = serving_run_kind(result.engine, chip, r.moe.has_value(), r.count);
         result.error = best.output_tokens_per_s / result.measured_output_tokens_per_s - 1.0;
         result.ok = std::isfinite(result.error) && best.output_tokens_per_s > 0;
         if (!result.ok) result.reason = "prediction is not finite";

@@ -1,0 +1,37 @@
+#include "report/throughput_interval.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "report/table.hpp"
+
+namespace ridgeline::report {
+
+namespace {
+
+// si() without the space it leaves for a unit when there is no prefix.
+std::string number(double value) {
+    std::string text = si(value);
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    return text;
+}
+
+}  // namespace
+
+std::string tokens_per_s_text(double tokens_per_s) { return number(tokens_per_s) + " tokens/s"; }
+
+std::string throughput_range_text(double tokens_per_s, const PredictionInterval& i) {
+    if (!i.available) return "-";
+    return number(tokens_per_s / i.high_factor) + " - " + tokens_per_s_text(tokens_per_s / i.low_factor);
+}
+
+nlohmann::json throughput_interval_json(double tokens_per_s, const PredictionInterval& i) {
+    if (!i.available) return {{"available", false}, {"why_none", i.why_none}};
+    return {{"available", true},
+            {"level", i.level},
+            {"low_output_tokens_per_s", tokens_per_s / i.high_factor},
+            {"high_output_tokens_per_s", tokens_per_s / i.low_factor},
+            {"held_out_runs", i.runs},
+            {"like", i.like}};
+}
+
+}  // namespace ridgeline::report
