@@ -258,6 +258,28 @@ TEST_CASE("intervals: train and search train give one from held-out runs like th
     REQUIRE(result.exit_code == 0);
     const nlohmann::json search = nlohmann::json::parse(result.out);
     for (const auto& top : search.at("top")) CHECK(top.at("report").contains("step_time_interval"));
+    // Over a range of counts, each count's time to train takes its best plan's step-time factors
+    // (the same steps, each as much slower or faster), as the one-count search reports them.
+    result = test::run_ridgeline("search train --model llama3-8b --hardware dgx-h100 --chips 8..16 --global-batch-seqs 64 --train-tokens 1e10 --json");
+    REQUIRE(result.exit_code == 0);
+    const nlohmann::json scaling = nlohmann::json::parse(result.out);
+    for (const auto& point : scaling.at("points")) {
+        const auto chips = point.at("chips").get<int>();
+        CAPTURE(chips);
+        const auto one = test::run_ridgeline("search train --model llama3-8b --hardware dgx-h100 --chips " + std::to_string(chips) +
+                                             " --global-batch-seqs 64 --top 1 --json");
+        REQUIRE(one.exit_code == 0);
+        const nlohmann::json top = nlohmann::json::parse(one.out);
+        const nlohmann::json& report = top.at("top").at(0).at("report");
+        const nlohmann::json& step = report.at("step_time_interval");
+        const nlohmann::json& time = point.at("time_to_train_interval");
+        REQUIRE(step.at("available") == true);
+        REQUIRE(time.at("available") == true);
+        const double step_s = report.at("step_time_s").get<double>(), train_s = point.at("time_to_train_s").get<double>();
+        CHECK(time.at("low_s").get<double>() / train_s == doctest::Approx(step.at("low_s").get<double>() / step_s).epsilon(1e-9));
+        CHECK(time.at("high_s").get<double>() / train_s == doctest::Approx(step.at("high_s").get<double>() / step_s).epsilon(1e-9));
+        CHECK(time.at("held_out_runs") == step.at("held_out_runs"));
+    }
 }
 
 TEST_CASE("bad input: a residuals file or a stack's pooled origin out of range names the field") {

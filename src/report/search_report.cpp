@@ -8,6 +8,7 @@
 #include "report/bound_text.hpp"
 #include "report/reports.hpp"
 #include "report/search_reports.hpp"
+#include "report/interval_text.hpp"
 #include "report/table.hpp"
 
 namespace ridgeline::report {
@@ -196,10 +197,7 @@ std::string train_search_table(const TrainSearchOutcome& o) {
     Table top({"#", "step", "90% range", "MFU", "memory", "degrees", "knobs", "placement (inner first)"});
     for (std::size_t i = 0; i < o.top.size(); ++i) {
         const PlanWithReport& p = o.top[i];
-        const std::optional<PredictionInterval>& interval = p.report.interval;
-        const std::string range = interval && interval->available ? seconds(p.report.step_time_s * interval->low_factor) + " - " +
-                                                                        seconds(p.report.step_time_s * interval->high_factor)
-                                                                  : "none";
+        const std::string range = p.report.interval ? time_range_text(p.report.step_time_s, *p.report.interval) : "none";
         top.add_row({std::to_string(i + 1), seconds(p.report.step_time_s), range, fixed(100.0 * p.report.mfu, 1) + "%",
                      si(p.report.memory.total_bytes(), "B"), degrees_text(p.plan), knobs_text(p.plan), placement_text(p.plan)});
     }
@@ -244,6 +242,17 @@ std::string train_search_json(const TrainSearchOutcome& o) {
     return doc.dump(2);
 }
 
+namespace {
+
+// A count's time to train scales with its step time, so its interval is the step's.
+std::string days_range(const ScalingPoint& p) {
+    const std::optional<PredictionInterval>& i = p.best->report.interval;
+    if (!i || !i->available) return "none";
+    return fixed(p.time_to_train_s * i->low_factor / 86400.0, 2) + " - " + fixed(p.time_to_train_s * i->high_factor / 86400.0, 2) + " days";
+}
+
+}  // namespace
+
 std::string scaling_table(const ScalingOutcome& o) {
     // A deadline under 0.01 days would print as "0.00 days".
     const std::string days = !o.deadline_s ? "" : *o.deadline_s >= 864.0 ? fixed(*o.deadline_s / 86400.0, 2) + " days" : seconds(*o.deadline_s);
@@ -251,18 +260,19 @@ std::string scaling_table(const ScalingOutcome& o) {
                                            si(o.train_tokens) + " tokens (" + fixed(o.elapsed_s, 2) + " s); the counts searched:\n\n"
                                      : "Strong scaling: " + o.model_name + " on " + o.chip_name + ", " + si(o.train_tokens) +
                                            " tokens, objective " + o.objective + " (" + fixed(o.elapsed_s, 2) + " s)\n\n");
-    Table table({"chips", "valid plans", "best plan", "MFU", "time to train", "goodput", "with failures", "cost", "speedup per doubling", "front"});
+    Table table({"chips", "valid plans", "best plan", "MFU", "time to train", "90% range", "goodput", "with failures", "cost",
+                 "speedup per doubling", "front"});
     const ScalingPoint* previous = nullptr;
     for (const ScalingPoint& p : o.points) {
         if (!p.best) {
-            table.add_row({std::to_string(p.chips), "0", "nothing fits", "-", "-", "-", "-", "-", "-", ""});
+            table.add_row({std::to_string(p.chips), "0", "nothing fits", "-", "-", "-", "-", "-", "-", "-", ""});
             continue;
         }
         std::string speedup = "-";
         if (previous != nullptr && previous->best)
             speedup = fixed(previous->time_to_train_s / p.time_to_train_s, 2) + "x";
         table.add_row({std::to_string(p.chips), count_text(p.result.plans_valid()), degrees_text(p.best->plan),
-                       fixed(100.0 * p.best->report.mfu, 1) + "%", fixed(p.time_to_train_s / 86400.0, 2) + " days",
+                       fixed(100.0 * p.best->report.mfu, 1) + "%", fixed(p.time_to_train_s / 86400.0, 2) + " days", days_range(p),
                        p.goodput ? fixed(100.0 * *p.goodput, 1) + "%" : "-", !p.goodput ? "-" : std::isfinite(p.wall_s) ? fixed(p.wall_s / 86400.0, 2) + " days" : "never ends",
                        p.cost_usd ? "$" + si(*p.cost_usd) : "-", speedup, p.on_front ? "*" : ""});
         previous = &p;
@@ -302,6 +312,7 @@ std::string scaling_json(const ScalingOutcome& o) {
             point["mfu"] = p.best->report.mfu;
             point["memory_bytes"] = p.best->report.memory.total_bytes();
             point["time_to_train_s"] = p.time_to_train_s;
+            if (p.best->report.interval) point["time_to_train_interval"] = time_interval_json(p.time_to_train_s, *p.best->report.interval);
             if (p.cost_usd) point["cost_usd"] = *p.cost_usd;
             if (p.goodput) point["goodput"] = *p.goodput;
             point["wall_clock_s"] = std::isfinite(p.wall_s) ? nlohmann::json(p.wall_s) : nlohmann::json(nullptr);  // null: never ends

@@ -4,7 +4,7 @@
 #include "report/reports.hpp"
 #include "report/json_documents.hpp"
 #include "report/software_text.hpp"
-#include "report/throughput_interval.hpp"
+#include "report/interval_text.hpp"
 #include "report/table.hpp"
 
 namespace ridgeline::report {

@@ -3,7 +3,7 @@
 #include "report/bound_text.hpp"
 #include "report/reports.hpp"
 #include "report/table.hpp"
-#include "report/throughput_interval.hpp"
+#include "report/interval_text.hpp"
 
 namespace ridgeline::report {
 

@@ -5,6 +5,7 @@
 #include "report/json_documents.hpp"
 #include "report/reports.hpp"
 #include "report/software_text.hpp"
+#include "report/interval_text.hpp"
 #include "report/table.hpp"
 
 namespace ridgeline::report {
@@ -34,15 +35,8 @@ std::string interval_line(const TrainingReport& r) {
     if (!r.interval) return "";
     const PredictionInterval& i = *r.interval;
     if (!i.available) return "step " + seconds(r.step_time_s) + ": " + i.why_none + "\n";
-    return "step " + seconds(r.step_time_s) + " (" + fixed(100.0 * i.level, 0) + "%: " + seconds(r.step_time_s * i.low_factor) + " - " +
-           seconds(r.step_time_s * i.high_factor) + ", from " + std::to_string(i.runs) + " held-out runs like it: " + i.like + ")\n";
-}
-
-nlohmann::json interval_json(const TrainingReport& r) {
-    const PredictionInterval& i = *r.interval;
-    if (!i.available) return {{"available", false}, {"why_none", i.why_none}};
-    return {{"available", true},          {"level", i.level}, {"low_s", r.step_time_s * i.low_factor}, {"high_s", r.step_time_s * i.high_factor},
-            {"held_out_runs", i.runs}, {"like", i.like}};
+    return "step " + seconds(r.step_time_s) + " (" + fixed(100.0 * i.level, 0) + "%: " + time_range_text(r.step_time_s, i) + ", from " +
+           std::to_string(i.runs) + " held-out runs like it: " + i.like + ")\n";
 }
 
 }  // namespace
@@ -118,7 +112,7 @@ nlohmann::json training_document(const TrainingScenario& s, const TrainingReport
     doc["seq_len"] = s.seq_len;
     doc["global_batch_seqs"] = s.global_batch_seqs;
     doc["step_time_s"] = r.step_time_s;
-    if (r.interval) doc["step_time_interval"] = interval_json(r);
+    if (r.interval) doc["step_time_interval"] = time_interval_json(r.step_time_s, *r.interval);
     doc["tokens_per_step"] = r.tokens_per_step;
     doc["tokens_per_s"] = r.tokens_per_s;
     doc["model_flops_per_token"] = r.model_flops_per_token;

@@ -1,4 +1,4 @@
-#include "report/throughput_interval.hpp"
+#include "report/interval_text.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +16,16 @@ std::string number(double value) {
 }
 
 }  // namespace
+
+std::string time_range_text(double time_s, const PredictionInterval& i) {
+    return i.available ? seconds(time_s * i.low_factor) + " - " + seconds(time_s * i.high_factor) : "none";
+}
+
+nlohmann::json time_interval_json(double time_s, const PredictionInterval& i) {
+    if (!i.available) return {{"available", false}, {"why_none", i.why_none}};
+    return {{"available", true},          {"level", i.level}, {"low_s", time_s * i.low_factor}, {"high_s", time_s * i.high_factor},
+            {"held_out_runs", i.runs}, {"like", i.like}};
+}
 
 std::string tokens_per_s_text(double tokens_per_s) { return number(tokens_per_s) + " tokens/s"; }
 

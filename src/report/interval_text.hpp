@@ -1,6 +1,6 @@
 #pragma once
-// A serving throughput's prediction interval as text and JSON. The interval's factors are on the
-// time per token (measured / predicted), so a throughput's bounds are its value divided by them.
+// Prediction intervals as text and JSON. An interval's factors are on a time (measured / predicted):
+// a time's bounds are its value times them, a throughput's its value divided by them.
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
@@ -9,6 +9,10 @@
 
 namespace ridgeline::report {
 
+// "5.800 s - 7.900 s" (none available: "none").
+[[nodiscard]] std::string time_range_text(double time_s, const PredictionInterval& interval);
+// {available, level, low_s, high_s, held_out_runs, like}, or {available: false, why_none}.
+[[nodiscard]] nlohmann::json time_interval_json(double time_s, const PredictionInterval& interval);
 // "1.815 K tokens/s"
 [[nodiscard]] std::string tokens_per_s_text(double tokens_per_s);
 // "252.9 - 512.6 tokens/s" (none available: "-").
