@@ -10,7 +10,7 @@ cv=$(grep -A1 '^cross-validated, dev set:' <<<"$figures"; grep '^  held out, sou
 moe=$(grep -A2 '^MoE training records:' <<<"$figures")
 scaling=$(grep -A2 '^scaling series' <<<"$figures" || true)
 outside=$(grep "vs OpenXLA's table" <<<"$figures" || true)
-serving=$(grep -A2 '^serving records:' <<<"$figures"; grep '^serving throughput 90% intervals' <<<"$figures")
+serving=$(grep -A2 '^serving records:' <<<"$figures"; grep '^serving [a-z_]* 90% intervals' <<<"$figures")
 python3 - "$line" "$moe" "$scaling" "$cv" "$outside" "$serving" <<'PY'
 import re, sys
 match = re.search(r"(\d+) records, median \|error\| ([\d.]+)%, p90 ([\d.]+)%", sys.argv[1])
@@ -36,7 +36,7 @@ quoted += [" ".join(line.split()) for line in cv]
 quoted += [" ".join(line.split()) for line in sys.argv[5].splitlines()]
 # Serving: throughput and the latencies under load, as printed.
 serving = sys.argv[6].splitlines()
-if len(serving) < 4:
+if len(serving) < 6:
     sys.exit("readme-figures.sh printed no serving lines: " + sys.argv[6])
 quoted += [" ".join(line.split()) for line in serving]
 stale = [text for text in quoted if text not in readme]

@@ -47,6 +47,8 @@ import json, sys
 c = json.load(sys.stdin)["cross_validation"]["interval_coverage"]
 print("serving throughput 90%% intervals cover %d of %d held-out runs (from the other runs), %d of %d (from other sources only)" %
       (c["other_runs"]["covered"], c["other_runs"]["with_interval"], c["other_sources"]["covered"], c["other_sources"]["with_interval"]))
+for quantity, l in sorted(c.get("latency_other_runs", {}).items()):
+    print("serving %s 90%% intervals cover %d of %d held-out runs (from the other runs)" % (quantity, l["covered"], l["with_interval"]))
 '
 "$build/tests/ridgeline_tests" -sf='*xla_collectives*' -s 2>&1 | grep -o 'XLA comparison:.*' || true
 "$build/tests/ridgeline_tests" -sf='*kernel_model*' -s 2>&1 | grep -o 'H100 \(GEMMs\|attention passes\|grouped GEMMs\|fine-grained MoE GEMMs\):.*' || true

@@ -116,7 +116,7 @@ def invocations(src, tmp):
         ("train --scenario", ["train", "--scenario", scenario], "ridgeline.train/1", ["outlook"]),
         ("serve", ["serve"] + SERVE_JOB + ["--batch", "32"], "ridgeline.serve/1", ["energy", "throughput_interval"]),
         ("serve under load", ["serve"] + SERVE_JOB + ["--concurrency", "8", "--requests", "40", "--slo-ttft-ms", "500"], "ridgeline.serve/1",
-         ["load", "throughput_interval.of"]),
+         ["load", "throughput_interval.of", "load.intervals.ttft_mean"]),
         ("serve batch range --requests-per-s", ["serve"] + SERVE_JOB + ["--batch", "1..64", "--requests-per-s", "10"],
          "ridgeline.serve/1", ["curve", "disaggregated"]),
         ("serve moe --set", ["serve", "--model", "mixtral-8x7b", "--hardware", "dgx-h100", "--chips", "8", "--tp", "8",

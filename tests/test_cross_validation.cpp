@@ -288,6 +288,10 @@ TEST_CASE("bad input: a residuals file or a stack's pooled origin out of range n
                                     << R"({"id": "a", "source": "s", "error": -2, "stack_family": "megatron", "chip_family": "hopper",)"
                                     << R"( "moe": false, "chips": 8, "parameters": "own"}]})";
     CHECK_THROWS_WITH_AS(load_residuals(dir / "bad.json"), doctest::Contains("residuals[0].error"), InputError);
+    std::ofstream(dir / "quantity.json") << R"({"schema": "ridgeline.residuals/1", "origin": "test", "residuals": [)"
+                                         << R"({"id": "a", "source": "s", "error": 0.1, "stack_family": "nim", "chip_family": "hopper",)"
+                                         << R"( "moe": false, "chips": 2, "parameters": "none", "quantity": "ttft_p75"}]})";
+    CHECK_THROWS_WITH_AS(load_residuals(dir / "quantity.json"), doctest::Contains("residuals[0].quantity"), InputError);
     nlohmann::json stack = test::read_json(test::source_dir() / "stacks" / "torchtitan.json");
     stack["fitted"]["pooled"] = "everyone";
     std::ofstream(dir / "stack.json") << stack.dump();

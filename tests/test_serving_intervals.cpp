@@ -49,13 +49,41 @@ TEST_CASE("serving intervals: every published serving run is held out as it stan
     CHECK(coverage <= 0.95);
     // The shipped residuals are these, as this binary computes them (regenerate with
     // validate tests/data/runs/published-serve-records.json --cross-validate --write-residuals accuracy/serving-residuals.json).
+    std::vector<Residual> computed = cv.held_out;
+    computed.insert(computed.end(), cv.latency_held_out.begin(), cv.latency_held_out.end());
     const std::vector<Residual> shipped = load_residuals(serving_residuals_path(test::source_dir()));
-    REQUIRE(shipped.size() == cv.held_out.size());
+    REQUIRE(shipped.size() == computed.size());
     for (std::size_t i = 0; i < shipped.size(); ++i) {
         CAPTURE(shipped[i].id);
-        CHECK(shipped[i].id == cv.held_out[i].id);
-        CHECK(shipped[i].kind.stack_family == cv.held_out[i].kind.stack_family);
-        CHECK(shipped[i].error == doctest::Approx(cv.held_out[i].error).scale(0).epsilon(1e-9));
+        CHECK(shipped[i].id == computed[i].id);
+        CHECK(shipped[i].quantity == computed[i].quantity);
+        CHECK(shipped[i].kind.stack_family == computed[i].kind.stack_family);
+        CHECK(shipped[i].error == doctest::Approx(computed[i].error).scale(0).epsilon(1e-9));
+    }
+    // Each measured latency is held out too: every record's mean TTFT and ITL (NIM's page gives means),
+    // as validate compares them, and their 90% intervals cover 85-95% (2026-11-29: 73 of 79 each).
+    int ttft = 0, itl = 0;
+    for (const RecordResult& r : outcome.result.records) {
+        for (const Residual& l : cv.latency_held_out) {
+            if (l.id != r.id) continue;
+            const bool is_ttft = l.quantity.rfind("ttft_", 0) == 0;
+            const auto& latency = is_ttft ? r.ttft : r.itl;
+            REQUIRE(latency);
+            CHECK(l.quantity == (is_ttft ? "ttft_" : "itl_") + latency->statistic);
+            CHECK(l.error == doctest::Approx(latency->predicted_s / latency->measured_s - 1.0).scale(0).epsilon(1e-12));
+            (is_ttft ? ttft : itl) += 1;
+        }
+    }
+    CHECK(ttft == static_cast<int>(std::count_if(outcome.result.records.begin(), outcome.result.records.end(), [](const RecordResult& r) { return r.ttft.has_value(); })));
+    CHECK(itl == static_cast<int>(std::count_if(outcome.result.records.begin(), outcome.result.records.end(), [](const RecordResult& r) { return r.itl.has_value(); })));
+    CHECK(ttft >= 70);
+    for (const char* quantity : {"ttft_mean", "itl_mean"}) {
+        CAPTURE(quantity);
+        REQUIRE(cv.latency_coverage.count(quantity) == 1);
+        const auto& c = cv.latency_coverage.at(quantity);
+        const double share = static_cast<double>(c.covered) / c.with_interval;
+        CHECK(share >= 0.85);
+        CHECK(share <= 0.95);
     }
 }
 
@@ -75,7 +103,8 @@ TEST_CASE("serving intervals: serve bounds its throughput by split-conformal ran
     std::vector<double> factors;
     const nlohmann::json shipped = test::read_json(serving_residuals_path(test::source_dir()));
     for (const auto& r : shipped.at("residuals"))
-        if (r.at("stack_family") == "nim" && r.at("chip_family") == "hopper" && r.at("moe") == false && r.at("chips").get<int>() <= 64)
+        if (r.value("quantity", "throughput") == "throughput" && r.at("stack_family") == "nim" && r.at("chip_family") == "hopper" &&
+            r.at("moe") == false && r.at("chips").get<int>() <= 64)
             factors.push_back(1.0 + r.at("error").get<double>());
     REQUIRE(factors.size() >= 5);
     std::sort(factors.begin(), factors.end());
@@ -85,6 +114,20 @@ TEST_CASE("serving intervals: serve bounds its throughput by split-conformal ran
     CHECK(interval.at("low_output_tokens_per_s").get<double>() == doctest::Approx(predicted / factors[factors.size() - k]).epsilon(1e-12));
     CHECK(interval.at("high_output_tokens_per_s").get<double>() == doctest::Approx(predicted / factors[k - 1]).epsilon(1e-12));
     CHECK(interval.at("like").get<std::string>().find("nim") != std::string::npos);
+    // The mean time to first token the same way: its value over the factors of the like runs' TTFT errors.
+    std::vector<double> ttft_factors;
+    for (const auto& r : shipped.at("residuals"))
+        if (r.value("quantity", "") == "ttft_mean" && r.at("stack_family") == "nim" && r.at("chip_family") == "hopper" && r.at("moe") == false)
+            ttft_factors.push_back(1.0 + r.at("error").get<double>());
+    REQUIRE(ttft_factors.size() >= 5);
+    std::sort(ttft_factors.begin(), ttft_factors.end());
+    const auto kt = static_cast<std::size_t>(std::floor(0.05 * (static_cast<double>(ttft_factors.size()) + 1.0)));
+    const double ttft_s = doc.at("load").at("ttft_s").at("mean").get<double>();
+    const nlohmann::json& ttft = doc.at("load").at("intervals").at("ttft_mean");
+    REQUIRE(ttft.at("available") == true);
+    CHECK(ttft.at("low_s").get<double>() == doctest::Approx(ttft_s / ttft_factors[ttft_factors.size() - kt]).epsilon(1e-12));
+    CHECK(ttft.at("high_s").get<double>() == doctest::Approx(ttft_s / ttft_factors[kt - 1]).epsilon(1e-12));
+    CHECK(doc.at("load").at("intervals").contains("itl_mean"));
 }
 
 TEST_CASE("serving intervals: a model unlike every held-out run gets none and says why, and the search gives one per configuration") {

@@ -28,7 +28,7 @@ std::string scale_bucket(std::int64_t chips) {
 }
 
 PredictionInterval prediction_interval(const std::vector<Residual>& residuals, const RunKind& kind, double level,
-                                       const LeaveOut& leave_out) {
+                                       const LeaveOut& leave_out, const std::string& quantity) {
     PredictionInterval interval;
     interval.level = level;
     using Match = std::function<bool(const RunKind&)>;
@@ -50,7 +50,7 @@ PredictionInterval prediction_interval(const std::vector<Residual>& residuals, c
     for (const auto& [like, match] : levels) {
         std::vector<double> factors;
         for (const Residual& r : residuals)
-            if (!leave_out.drops(r) && match(r.kind)) factors.push_back(1.0 + r.error);
+            if (r.quantity == quantity && !leave_out.drops(r) && match(r.kind)) factors.push_back(1.0 + r.error);
         if (static_cast<int>(factors.size()) < kMinLikeRuns) continue;
         std::sort(factors.begin(), factors.end());
         // Split-conformal ranks: the k-th smallest and largest of n held-out factors bound a new
@@ -65,7 +65,7 @@ PredictionInterval prediction_interval(const std::vector<Residual>& residuals, c
         interval.like = like;
         return interval;
     }
-    if (residuals.empty()) {
+    if (std::none_of(residuals.begin(), residuals.end(), [&](const Residual& r) { return r.quantity == quantity; })) {
         interval.why_none = "the data folder has no held-out residuals of such runs (accuracy/): no interval is given";
         return interval;
     }

@@ -19,11 +19,13 @@ struct RunKind {
     std::string params = "own";
 };
 
-// One held-out prediction: its run, and predicted / measured tokens/s - 1 with the run's source left out.
+// One held-out prediction: its run, and predicted / measured - 1 with the run's source left out, of
+// tokens/s ("throughput") or of a serving latency's statistic ("ttft_mean", "itl_p50", ...).
 struct Residual {
     std::string id, source;
     RunKind kind;
     double error = 0;
+    std::string quantity = "throughput";
 };
 
 // "hopper", "ampere", "blackwell", "tpu", "cdna3", ... from a chip name; the name itself otherwise.
@@ -35,7 +37,7 @@ struct Residual {
 [[nodiscard]] std::string scale_bucket(std::int64_t chips);
 
 // A prediction interval as factors on the predicted step time (measured / predicted), from the
-// residuals of runs like `kind`, relaxing the likeness (scale, then stack family, then chip family)
+// residuals of `quantity` of runs like `kind`, relaxing the likeness (scale, then stack family, then chip family)
 // until at least kMinLikeRuns remain. None where even the loosest likeness has fewer.
 inline constexpr int kMinLikeRuns = 5;
 struct PredictionInterval {
@@ -53,6 +55,6 @@ struct LeaveOut {
     [[nodiscard]] bool drops(const Residual& r) const { return (!id.empty() && r.id == id) || (!source.empty() && r.source == source); }
 };
 [[nodiscard]] PredictionInterval prediction_interval(const std::vector<Residual>& residuals, const RunKind& kind, double level = 0.9,
-                                                     const LeaveOut& leave_out = {});
+                                                     const LeaveOut& leave_out = {}, const std::string& quantity = "throughput");
 
 }  // namespace ridgeline

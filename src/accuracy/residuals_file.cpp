@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "inference/percentiles.hpp"
 #include "io/json_reader.hpp"
 
 namespace ridgeline {
@@ -61,6 +62,13 @@ std::vector<Residual> load_residuals(const std::filesystem::path& path) {
         if (params != "own" && params != "family" && params != "pooled" && params != "none")
             item.fail("parameters", "expected \"own\", \"family\", \"pooled\" or \"none\", found \"" + params + "\"");
         r.kind.params = params;
+        if (item.has("quantity")) {
+            r.quantity = item.string("quantity");
+            bool known = r.quantity == "throughput";
+            for (const char* statistic : Percentiles::kNames)
+                known = known || r.quantity == std::string("ttft_") + statistic || r.quantity == std::string("itl_") + statistic;
+            if (!known) item.fail("quantity", "expected \"throughput\", or ttft_ or itl_ and mean, p50, p90 or p99, found \"" + r.quantity + "\"");
+        }
         item.finish();
         residuals.push_back(std::move(r));
     }

@@ -43,9 +43,15 @@ ServeOutcome serve(ServeRequest request) {
         }
         extras.engine = scheduler;
     }
-    extras.interval = prediction_interval(load_residuals(serving_residuals_path(request.data_dir)),
-                                          serving_run_kind(extras.engine ? extras.engine->engine : "", scenario.chip.name,
-                                                           scenario.model.moe.has_value(), scenario.cluster.chips()));
+    const std::vector<Residual> residuals = load_residuals(serving_residuals_path(request.data_dir));
+    const RunKind kind = serving_run_kind(extras.engine ? extras.engine->engine : "", scenario.chip.name, scenario.model.moe.has_value(),
+                                          scenario.cluster.chips());
+    extras.interval = prediction_interval(residuals, kind);
+    // Under load, each latency statistic published runs measured.
+    if (extras.load)
+        for (const Residual& r : residuals)
+            if (r.quantity != "throughput" && !extras.latency_intervals.count(r.quantity))
+                extras.latency_intervals[r.quantity] = prediction_interval(residuals, kind, 0.9, {}, r.quantity);
     extras.requests_per_s = request.requests_per_s;
     if (request.requests_per_s > 0 && out.report.fits) extras.disaggregation = disaggregate(scenario, out.report, request.requests_per_s);
     report::ServeEnergy& energy = extras.energy.emplace();

@@ -27,6 +27,16 @@ nlohmann::json time_interval_json(double time_s, const PredictionInterval& i) {
             {"held_out_runs", i.runs}, {"like", i.like}};
 }
 
+std::string latency_range_text(double latency_s, const PredictionInterval& i) {
+    return i.available ? seconds(latency_s / i.high_factor) + " - " + seconds(latency_s / i.low_factor) : "none";
+}
+
+nlohmann::json latency_interval_json(double latency_s, const PredictionInterval& i) {
+    if (!i.available) return {{"available", false}, {"why_none", i.why_none}};
+    return {{"available", true},          {"level", i.level}, {"low_s", latency_s / i.high_factor}, {"high_s", latency_s / i.low_factor},
+            {"held_out_runs", i.runs}, {"like", i.like}};
+}
+
 std::string tokens_per_s_text(double tokens_per_s) { return number(tokens_per_s) + " tokens/s"; }
 
 std::string throughput_range_text(double tokens_per_s, const PredictionInterval& i) {

@@ -13,6 +13,9 @@ namespace ridgeline::report {
 [[nodiscard]] std::string time_range_text(double time_s, const PredictionInterval& interval);
 // {available, level, low_s, high_s, held_out_runs, like}, or {available: false, why_none}.
 [[nodiscard]] nlohmann::json time_interval_json(double time_s, const PredictionInterval& interval);
+// A predicted latency's interval: its value divided by the factors (predicted / measured latency).
+[[nodiscard]] std::string latency_range_text(double latency_s, const PredictionInterval& interval);
+[[nodiscard]] nlohmann::json latency_interval_json(double latency_s, const PredictionInterval& interval);
 // "1.815 K tokens/s"
 [[nodiscard]] std::string tokens_per_s_text(double tokens_per_s);
 // "252.9 - 512.6 tokens/s" (none available: "-").

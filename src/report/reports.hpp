@@ -1,6 +1,7 @@
 #pragma once
 // The two faces of each report: a readable table and a JSON document naming its schema.
 // Returned as text so that the JSON library stays inside report/.
+#include <map>
 #include <optional>
 #include <string>
 
@@ -87,6 +88,9 @@ struct ServeExtras {
     // The output tokens/s's prediction interval, from held-out serving runs like it (factors on the
     // time per token: measured / predicted); none asked for where why_none is empty too.
     PredictionInterval interval;
+    // Under load, a latency statistic's ("ttft_mean", "itl_p50", ...) interval where published runs
+    // measured that statistic.
+    std::map<std::string, PredictionInterval> latency_intervals;
 };
 [[nodiscard]] std::string serve_table(const ServingScenario& scenario, const ServingReport& report, const ServeExtras& extras);
 [[nodiscard]] std::string serve_json(const ServingScenario& scenario, const ServingReport& report, const ServeExtras& extras);

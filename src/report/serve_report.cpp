@@ -108,6 +108,12 @@ nlohmann::json load_json(const LoadReport& l, const SchedulerSpec& e) {
             {"goodput_requests_per_s", l.slo_given ? nlohmann::json(l.goodput_requests_per_s) : nlohmann::json(nullptr)}, {"queue", {{"columns", {"time_s", "waiting", "running"}}, {"samples", queue}}}};
 }
 
+// "ttft_mean" -> the load's mean time to first token.
+double latency_statistic(const LoadReport& l, const std::string& quantity) {
+    const std::size_t cut = quantity.find('_');
+    return (quantity.substr(0, cut) == "ttft" ? l.ttft_s : l.itl_s).at(quantity.substr(cut + 1));
+}
+
 // The throughput an interval bounds: under load the simulated one, which is what validate compares
 // with a record measured at a concurrency.
 double interval_basis(const ServingReport& r, const ServeExtras& e) { return e.load ? e.load->output_tokens_per_s : r.output_tokens_per_s; }
@@ -201,7 +207,19 @@ std::string serve_table(const ServingScenario& s, const ServingReport& r, const 
     } else if (extras.requests_per_s > 0) {
         text += "\nNo disaggregated split at " + fixed(extras.requests_per_s, 2) + " requests/s: the deployment does not fit\n";
     }
-    if (extras.load) text += "\n" + load_text(*extras.load, *extras.engine);
+    if (extras.load) {
+        text += "\n" + load_text(*extras.load, *extras.engine);
+        for (const auto& [quantity, i] : extras.latency_intervals) {
+            const double value_s = latency_statistic(*extras.load, quantity);
+            const std::size_t cut = quantity.find('_');
+            text += quantity.substr(cut + 1) + (quantity.substr(0, cut) == "ttft" ? " time to first token " : " inter-token latency ") +
+                    seconds(value_s) + " " +
+                    (i.available ? "(" + fixed(100.0 * i.level, 0) + "%: " + latency_range_text(value_s, i) + ", from " + std::to_string(i.runs) +
+                                       " held-out serving runs like it: " + i.like + ")"
+                                 : "(" + i.why_none + ")") +
+                    "\n";
+        }
+    }
     return text;
 }
 
@@ -279,7 +297,11 @@ std::string serve_json(const ServingScenario& s, const ServingReport& r, const S
                                 {"prefill_replicas", g.prefill_replicas}, {"decode_replicas", g.decode_replicas},
                                 {"prefill_chips", g.prefill_chips}, {"decode_chips", g.decode_chips}, {"chips", g.chips()}};
     }
-    if (extras.load) doc["load"] = load_json(*extras.load, *extras.engine);
+    if (extras.load) {
+        doc["load"] = load_json(*extras.load, *extras.engine);
+        for (const auto& [quantity, i] : extras.latency_intervals)
+            doc["load"]["intervals"][quantity] = latency_interval_json(latency_statistic(*extras.load, quantity), i);
+    }
     return doc.dump(2);
 }
 

@@ -103,14 +103,16 @@ namespace ridgeline::report {
 namespace {
 std::string pct(double fraction) { return fixed(100.0 * fraction, 1) + "%"; }
 nlohmann::json residual_json(const Residual& r) {
-    return {{"id", r.id},
-            {"source", r.source},
-            {"error", r.error},
-            {"stack_family", r.kind.stack_family},
-            {"chip_family", r.kind.chip_family},
-            {"moe", r.kind.moe},
-            {"chips", r.kind.chips},
-            {"parameters", r.kind.params}};
+    nlohmann::json doc = {{"id", r.id},
+                          {"source", r.source},
+                          {"error", r.error},
+                          {"stack_family", r.kind.stack_family},
+                          {"chip_family", r.kind.chip_family},
+                          {"moe", r.kind.moe},
+                          {"chips", r.kind.chips},
+                          {"parameters", r.kind.params}};
+    if (r.quantity != "throughput") doc["quantity"] = r.quantity;
+    return doc;
 }
 nlohmann::json params_json(const StackFit& fit) {
     return {{"per_step_overhead_s", fit.params.per_step_overhead_s},
@@ -147,6 +149,7 @@ std::string cross_validation_table(const CrossValidation& cv) {
     if (cv.serving) {
         coverage(cv.run_coverage, "the other runs' residuals");
         coverage(cv.source_coverage, "other sources' residuals only (a source never seen)");
+        for (const auto& [quantity, c] : cv.latency_coverage) coverage(c, "the other runs' " + quantity + " errors (of that latency)");
         return text;
     }
     Table fits({"stack", "records", "layer overhead", "per-step s", "rank time cv", "sharded share", "fitted"});
@@ -195,6 +198,8 @@ nlohmann::json cross_validation_json(const CrossValidation& cv) {
     doc["interval_coverage"] = {{"level", 0.9},
                                 {"other_runs", {{"covered", cv.run_coverage.covered}, {"with_interval", cv.run_coverage.with_interval}}},
                                 {"other_sources", {{"covered", cv.source_coverage.covered}, {"with_interval", cv.source_coverage.with_interval}}}};
+    for (const auto& [quantity, c] : cv.latency_coverage)
+        doc["interval_coverage"]["latency_other_runs"][quantity] = {{"covered", c.covered}, {"with_interval", c.with_interval}};
     doc["held_fixed"] = cv.held_fixed;
     return doc;
 }
@@ -205,6 +210,7 @@ std::string residuals_file_json(const CrossValidation& cv, const std::string& or
     doc["origin"] = origin;
     doc["residuals"] = nlohmann::json::array();
     for (const Residual& r : cv.held_out) doc["residuals"].push_back(residual_json(r));
+    for (const Residual& r : cv.latency_held_out) doc["residuals"].push_back(residual_json(r));
     return doc.dump(1) + "\n";
 }
 

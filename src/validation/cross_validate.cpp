@@ -195,9 +195,18 @@ CrossValidation cross_validate_serving(const std::vector<RecordResult>& results)
         ++per_source[r.source];
         cv.held_out.push_back({r.id, r.source, r.like, r.error});
         cv.in_sample.push_back(r.error);
+        if (r.ttft) cv.latency_held_out.push_back({r.id, r.source, r.like, r.ttft->error(), "ttft_" + r.ttft->statistic});
+        if (r.itl) cv.latency_held_out.push_back({r.id, r.source, r.like, r.itl->error(), "itl_" + r.itl->statistic});
     }
     check_sources(per_source);
     summarize(cv);
+    for (const Residual& r : cv.latency_held_out) {
+        const PredictionInterval i = prediction_interval(cv.latency_held_out, r.kind, 0.9, {r.id, ""}, r.quantity);
+        if (!i.available) continue;
+        CrossValidation::Coverage& c = cv.latency_coverage[r.quantity];
+        ++c.with_interval;
+        c.covered += 1.0 + r.error >= i.low_factor && 1.0 + r.error <= i.high_factor;
+    }
     return cv;
 }
 

@@ -36,6 +36,10 @@ struct CrossValidation {
         int covered = 0, with_interval = 0;
     };
     Coverage run_coverage, source_coverage;
+    // Serving: the measured latencies' errors (quantity "ttft_mean", ...), and the coverage of
+    // 90% intervals drawn for each from the other runs' errors of the same quantity.
+    std::vector<Residual> latency_held_out;
+    std::map<std::string, Coverage> latency_coverage;
     std::vector<std::string> held_fixed;  // fitted values not refitted per fold (chip efficiencies), with their origin
     std::vector<RecordResult> skipped;
 };
