@@ -150,6 +150,7 @@ TEST_CASE("serving intervals: a model unlike every held-out run gets none and sa
     }
 }
 
-TEST_CASE("serving intervals: cross-validating the serving runs of one source is refused, saying why") {
+TEST_CASE("serving intervals: cross-validating the serving runs of one source, or holding a parameter, is refused, saying why") {
     test::expect_refusal("validate " + kServeRecords.string() + " --source nim_ --cross-validate", {"--cross-validate", "at least two sources"});
+    test::expect_refusal("validate " + kServeRecords.string() + " --cross-validate --hold rank_time_cv", {"--hold", "nothing is fitted"});
 }

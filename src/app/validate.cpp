@@ -18,6 +18,8 @@ ValidateOutcome validate(const ValidateRequest& request, const std::function<voi
     if (!request.cross_validate) return outcome;
     // Nothing is fitted on serving runs: a file of them alone is held out as it stands.
     if (std::all_of(records.begin(), records.end(), [](const RunRecord& r) { return r.kind == "serve"; })) {
+        if (request.hold || request.hold_pooled)
+            throw InputError(request.hold ? "--hold" : "--hold-pooled", "", "nothing is fitted on serving records: there is no parameter to hold");
         outcome.cross_validation = cross_validate_serving(outcome.result.records);
         return outcome;
     }
