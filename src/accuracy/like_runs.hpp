@@ -14,8 +14,8 @@ struct RunKind {
     bool moe = false;
     std::int64_t chips = 0;
     // How the stack's parameters were fitted: on its "own" records, or, with none, the pooled fit of
-    // its "family"'s other stacks or of all stacks ("pooled").
-    // "none": nothing is fitted on such runs (serving), so every prediction is held out as it stands.
+    // its "family"'s other stacks or of all stacks ("pooled"); "none": nothing is fitted on such
+    // runs (serving), so every prediction is held out as it stands.
     std::string params = "own";
 };
 
@@ -37,8 +37,8 @@ struct Residual {
 [[nodiscard]] std::string scale_bucket(std::int64_t chips);
 
 // A prediction interval as factors on the predicted step time (measured / predicted), from the
-// residuals of `quantity` of runs like `kind`, relaxing the likeness (scale, then stack family, then chip family)
-// until at least kMinLikeRuns remain. None where even the loosest likeness has fewer.
+// residuals of `quantity` of runs like `kind`, relaxing the likeness (scale, then stack family,
+// then chip family) until at least kMinLikeRuns remain. None where even the loosest has fewer.
 inline constexpr int kMinLikeRuns = 5;
 struct PredictionInterval {
     bool available = false;

@@ -12,7 +12,8 @@ namespace ridgeline {
 // has no residuals file (intervals then say so).
 [[nodiscard]] std::vector<Residual> load_residuals(const std::filesystem::path& path);
 [[nodiscard]] std::filesystem::path residuals_path(const std::filesystem::path& data_dir);
-// Serving runs' throughput errors, which serve draws its intervals from (nothing is fitted on them).
+// Serving runs' throughput and latency errors, which serve and search serve draw their intervals
+// from (nothing is fitted on them).
 [[nodiscard]] std::filesystem::path serving_residuals_path(const std::filesystem::path& data_dir);
 
 // The stack parameters the fits hold at no overhead because fitting them raised the cross-validated

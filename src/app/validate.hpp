@@ -32,7 +32,8 @@ struct ValidateOutcome {
 
 // InputError naming the request's field (--source) when no record is left to predict, or the
 // cross-validation's own (fewer than two sources). A file of serving records alone is
-// cross-validated as serving (nothing is fitted on them); elsewhere the training records are. `progress` hears how many records are done.
+// cross-validated as serving (nothing is fitted on them); elsewhere the training records are.
+// `progress` hears how many records are done.
 [[nodiscard]] ValidateOutcome validate(const ValidateRequest& request,
                                        const std::function<void(std::size_t done, std::size_t total)>& progress = {});
 

@@ -212,12 +212,11 @@ std::string serve_table(const ServingScenario& s, const ServingReport& r, const 
         for (const auto& [quantity, i] : extras.latency_intervals) {
             const double value_s = latency_statistic(*extras.load, quantity);
             const std::size_t cut = quantity.find('_');
-            text += quantity.substr(cut + 1) + (quantity.substr(0, cut) == "ttft" ? " time to first token " : " inter-token latency ") +
-                    seconds(value_s) + " " +
-                    (i.available ? "(" + fixed(100.0 * i.level, 0) + "%: " + latency_range_text(value_s, i) + ", from " + std::to_string(i.runs) +
-                                       " held-out serving runs like it: " + i.like + ")"
-                                 : "(" + i.why_none + ")") +
-                    "\n";
+            const std::string name = quantity.substr(cut + 1) + (quantity.substr(0, cut) == "ttft" ? " time to first token" : " inter-token latency");
+            const std::string why = i.available ? fixed(100.0 * i.level, 0) + "%: " + latency_range_text(value_s, i) + ", from " +
+                                                      std::to_string(i.runs) + " held-out serving runs like it: " + i.like
+                                                : i.why_none;
+            text += name + " " + seconds(value_s) + " (" + why + ")\n";
         }
     }
     return text;
