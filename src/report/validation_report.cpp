@@ -125,6 +125,20 @@ nlohmann::json params_json(const StackFit& fit) {
             {"scaling_series", fit.series},
             {"in_sample", summary_json(fit.in_sample)}};
 }
+// Each stack's fit on all sources, its family's pooled fit and that of all stacks.
+std::string fits_table(const CrossValidation& cv) {
+    Table fits({"stack", "records", "layer overhead", "per-step s", "rank time cv", "sharded share", "fitted"});
+    const auto fit_row = [&](const std::string& name, const StackFit& f) {
+        std::string fitted;
+        for (const std::string& p : f.fitted) fitted += (fitted.empty() ? "" : ", ") + p;
+        fits.add_row({name, std::to_string(f.records), fixed(f.params.layer_overhead_fraction, 2), fixed(f.params.per_step_overhead_s, 2),
+                      fixed(f.params.rank_time_cv, 4), fixed(f.params.sharded_comm_efficiency, 3), fitted.empty() ? "none" : fitted});
+    };
+    for (const auto& [name, fit] : cv.fits) fit_row(name, fit);
+    for (const auto& [family, fit] : cv.family_fits) fit_row("family " + family + " (pooled)", fit);
+    fit_row("all stacks (pooled)", cv.pooled);
+    return fits.render();
+}
 }  // namespace
 
 std::string cross_validation_table(const CrossValidation& cv) {
@@ -137,34 +151,20 @@ std::string cross_validation_table(const CrossValidation& cv) {
     for (const SliceSummary& s : cv.slices)
         slices.add_row({s.slice + ": " + s.key, std::to_string(s.abs.count), pct(s.abs.median_abs_error), pct(s.abs.p90_abs_error),
                         percent(s.signed_median)});
-    std::string text = cv.serving ? "Serving output tokens/s held out: nothing is fitted on serving runs, so every prediction is "
-                                    "out of sample as it stands (slices by the engine that ran the requests)\n" + slices.render()
-                                  : "Cross-validated: each source predicted by stack fits that never saw it (a stack with no records "
-                                    "left takes its family's pooled fit, or that of all stacks)\n" + slices.render();
+    std::string text = std::string(cv.serving ? "Serving output tokens/s held out: nothing is fitted on serving runs, so every prediction is "
+                                                "out of sample as it stands (slices by the engine that ran the requests)\n"
+                                              : "Cross-validated: each source predicted by stack fits that never saw it (a stack with no records "
+                                                "left takes its family's pooled fit, or that of all stacks)\n") +
+                       slices.render();
+    if (!cv.serving) text += "\nFitted on all sources:\n" + fits_table(cv);
     const auto coverage = [&](const CrossValidation::Coverage& c, const std::string& from) {
         if (c.with_interval == 0) return;
         text += "90% intervals drawn from " + from + " cover " + std::to_string(c.covered) + " of " + std::to_string(c.with_interval) +
                 " held-out runs (" + pct(static_cast<double>(c.covered) / c.with_interval) + ")\n";
     };
-    if (cv.serving) {
-        coverage(cv.run_coverage, "the other runs' residuals");
-        coverage(cv.source_coverage, "other sources' residuals only (a source never seen)");
-        for (const auto& [quantity, c] : cv.latency_coverage) coverage(c, "the other runs' " + quantity + " errors (of that latency)");
-        return text;
-    }
-    Table fits({"stack", "records", "layer overhead", "per-step s", "rank time cv", "sharded share", "fitted"});
-    const auto fit_row = [&](const std::string& name, const StackFit& f) {
-        std::string fitted;
-        for (const std::string& p : f.fitted) fitted += (fitted.empty() ? "" : ", ") + p;
-        fits.add_row({name, std::to_string(f.records), fixed(f.params.layer_overhead_fraction, 2), fixed(f.params.per_step_overhead_s, 2),
-                      fixed(f.params.rank_time_cv, 4), fixed(f.params.sharded_comm_efficiency, 3), fitted.empty() ? "none" : fitted});
-    };
-    for (const auto& [name, fit] : cv.fits) fit_row(name, fit);
-    for (const auto& [family, fit] : cv.family_fits) fit_row("family " + family + " (pooled)", fit);
-    fit_row("all stacks (pooled)", cv.pooled);
-    text += "\nFitted on all sources:\n" + fits.render();
     coverage(cv.run_coverage, "the other runs' residuals");
     coverage(cv.source_coverage, "other sources' residuals only (a source never seen)");
+    for (const auto& [quantity, c] : cv.latency_coverage) coverage(c, "the other runs' " + quantity + " errors (of that latency)");
     for (const std::string& held : cv.held_fixed) text += "held fixed in every fold: " + held + "\n";
     return text;
 }

@@ -47,6 +47,14 @@ void check_sources(const std::map<std::string, int>& per_source) {
                                                           "give it more records or leave it out with --source");
 }
 
+// Whether the 90% interval drawn for `r` from `pool` without what `out` drops holds r's error.
+void add_coverage(CrossValidation::Coverage& c, const std::vector<Residual>& pool, const Residual& r, const LeaveOut& out) {
+    const PredictionInterval i = prediction_interval(pool, r.kind, 0.9, out, r.quantity);
+    if (!i.available) return;
+    ++c.with_interval;
+    c.covered += 1.0 + r.error >= i.low_factor && 1.0 + r.error <= i.high_factor;
+}
+
 // The summaries, slices and interval coverage of the held-out errors and the in-sample ones.
 void summarize(CrossValidation& cv) {
     std::vector<double> errors;
@@ -57,12 +65,10 @@ void summarize(CrossValidation& cv) {
     cv.in_sample_signed_median = signed_median(cv.in_sample);
     cv.slices = summarize_slices(cv.held_out, cv.serving);
     for (const Residual& r : cv.held_out) {
-        const auto covers = [&](const PredictionInterval& i) { return 1.0 + r.error >= i.low_factor && 1.0 + r.error <= i.high_factor; };
-        const PredictionInterval run = prediction_interval(cv.held_out, r.kind, 0.9, {r.id, ""});
-        if (run.available) ++cv.run_coverage.with_interval, cv.run_coverage.covered += covers(run);
-        const PredictionInterval source = prediction_interval(cv.held_out, r.kind, 0.9, {"", r.source});
-        if (source.available) ++cv.source_coverage.with_interval, cv.source_coverage.covered += covers(source);
+        add_coverage(cv.run_coverage, cv.held_out, r, {r.id, ""});
+        add_coverage(cv.source_coverage, cv.held_out, r, {"", r.source});
     }
+    for (const Residual& r : cv.latency_held_out) add_coverage(cv.latency_coverage[r.quantity], cv.latency_held_out, r, {r.id, ""});
 }
 
 // The cases `keep` holds, in order.
@@ -200,13 +206,6 @@ CrossValidation cross_validate_serving(const std::vector<RecordResult>& results)
     }
     check_sources(per_source);
     summarize(cv);
-    for (const Residual& r : cv.latency_held_out) {
-        const PredictionInterval i = prediction_interval(cv.latency_held_out, r.kind, 0.9, {r.id, ""}, r.quantity);
-        if (!i.available) continue;
-        CrossValidation::Coverage& c = cv.latency_coverage[r.quantity];
-        ++c.with_interval;
-        c.covered += 1.0 + r.error >= i.low_factor && 1.0 + r.error <= i.high_factor;
-    }
     return cv;
 }
 
