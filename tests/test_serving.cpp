@@ -402,3 +402,22 @@ TEST_CASE("serving: weights per GPU of Llama 3.1 405B FP8 at tensor 8 are what v
     // The two whole bf16 layers account for the gap: with them the estimate is within 0.5%.
     CHECK(report.memory.weights_bytes + 2.0 * 3.0 * 16384 * 53248 / 8 == doctest::Approx(logged_bytes).scale(0).epsilon(0.005));
 }
+
+// The weights a chip holds follow from the op list that prices its GEMMs. DeepSeek-V3 at tensor 8,
+// by hand from its config: MLA's down projections (7168 x 1536 for queries, 7168 x 576 for the KV
+// latent and rope key) and the router (7168 x 256) are held whole by every tensor rank (vLLM builds
+// them as ReplicatedLinear); the up projections, the output projection, the experts and the
+// vocabulary split 8 ways. The prediction module drafting a token adds its 2 x 7168 -> 7168
+// projection and one more MoE block.
+TEST_CASE("serving: DeepSeek-V3's weights per chip at tensor 8, replicated latents and router included, by hand") {
+    ServingSetup setup = test::serving_setup("deepseek-v3", "dgx-h200", 8, 8, 1, 1024, 128);
+    setup.speculative = {1, 0.8};
+    const ServingReport r = serve(setup);
+    const double D = 7168, N = 128, tp = 8, vocab = 129280;
+    const double attention = D * 1536 + D * 576 + (1536 * N * 192 + 512 * N * 256 + N * 128 * D) / tp;
+    const double dense = attention + 3 * D * 18432 / tp;
+    const double moe = attention + D * 256 + 3 * D * 2048 / tp + 256 * 3 * D * 2048 / tp;
+    const double module = 2 * D * D / tp + moe;
+    const double elements = 3 * dense + 58 * moe + 2 * vocab * D / tp + module;
+    CHECK(r.memory.weights_bytes == doctest::Approx(2.0 * elements).scale(0).epsilon(1e-12));
+}

@@ -229,10 +229,11 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     } else {
         l.logits_s += output.loss_bytes() / hbm_Bps();
     }
-    // Each prediction module projects [h; emb] from 2D to D, then runs the shared head and its loss again.
+    // Each prediction module projects [h; emb] from 2D to D, then runs the shared head and its loss
+    // again (its block is one more layer of the last stage, above).
+    const DerivedMatmul& mtp = work.mtp_projection;
     if (plan.mtp_depth > 0) {
-        const double D = d(model.d_model);
-        const Gemm projection{dense_work.local_tokens, 2.0 * D, D / tp, 1.0, 2.0 * D * D / tp};
+        const Gemm projection{mtp.rows, mtp.contract, mtp.cols, mtp.instances, mtp.weight_elements};
         l.logits_s = (1.0 + d(plan.mtp_depth)) * l.logits_s +
                      d(plan.mtp_depth) * (gemm_time(s_.chip, projection, block_dtypes).lower_bound_s() +
                                        gemm_backward_s(s_.chip, projection, block_dtypes));
@@ -275,9 +276,9 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     // Memory per chip.
     l.layer_weight_elements = (1.0 - moe_fraction) * dense_work.weight_elements + moe_fraction * moe_work.weight_elements;
     l.fsdp_size = axis(PlanAxis::fsdp);
-    const double embedding_weights = d(model.vocab_size) * d(model.d_model) / (tp * l.fsdp_size) * (model.tied_embeddings || pp > 1 ? 1.0 : 2.0);
-    l.local_params = l.layers_per_stage * l.layer_weight_elements + embedding_weights +
-                     d(plan.mtp_depth) * 2.0 * d(model.d_model) * d(model.d_model) / tp;
+    // The output head's weights, and the input embedding beside them on a one-stage pipeline where untied.
+    const double embedding_weights = output.logits.weight_elements / l.fsdp_size * (model.tied_embeddings || pp > 1 ? 1.0 : 2.0);
+    l.local_params = l.layers_per_stage * l.layer_weight_elements + embedding_weights + d(plan.mtp_depth) * mtp.weight_elements;
     for (const auto& a : s_.strategy.optimizer_shard_axes)
         if (a != axis_name(PlanAxis::fsdp)) l.optimizer_shard_size *= axis(a);
     const double tokens_per_replica = plan.micro_batch_seqs * s_.seq_len / cp;
@@ -367,6 +368,7 @@ LayoutWork derive_layout_work(const TrainingScenario& s) {
     work.dense = derive_layer_work(s.model, s.strategy, s.plan.axes, workload, false);
     work.moe = s.model.moe ? derive_layer_work(s.model, s.strategy, s.plan.axes, workload, true) : work.dense;
     work.output = derive_output_work(s.model, s.strategy, s.plan.axes, workload.micro_batch_seqs * workload.seq_len / s.plan.size(PlanAxis::context));
+    work.mtp_projection = derive_mtp_projection(s.model, s.strategy, s.plan.axes, work.dense.local_tokens);
     return work;
 }
 

@@ -107,6 +107,7 @@ void check_training_plan(const ModelSpec& model, const TrainingPlan& plan);
 struct LayoutWork {
     LayerWork dense, moe;  // moe: the model's expert layers (a copy of dense for dense models)
     OutputWork output;     // on the last stage
+    DerivedMatmul mtp_projection;  // each multi-token prediction module's, on the last stage
 };
 [[nodiscard]] LayoutWork derive_layout_work(const TrainingScenario& scenario);
 

@@ -39,9 +39,13 @@ public:
     [[nodiscard]] PhaseCost phase(bool decode, double seqs, double len, double queries = 1) const;
     // One prediction module drafting a token for each sequence: projection, block, output head.
     [[nodiscard]] double draft_s(double seqs, double len) const;
+    // The weights one chip holds: its stage's layers and its share of the embeddings, and
+    // `draft_modules` prediction modules (the last stage's).
+    [[nodiscard]] double weights_bytes(double draft_modules) const;
 
 private:
     void add_layer(LayerCost& c, const LayerWork& work, bool decode, double len, double fraction) const;
+    [[nodiscard]] double held_bytes(const LayerWork& work) const;
     void matmul(LayerCost& c, const Gemm& gemm, Dtype stored) const;
     void collective(LayerCost& c, const DerivedCollective& collective, double fraction) const;
 
@@ -165,9 +169,9 @@ PhaseCost ChipModel::phase(bool decode, double seqs, double len, double queries)
 }
 
 double ChipModel::draft_s(double seqs, double len) const {
-    const double D = d(s_.model.d_model), tp = d(s_.plan.tp);
+    const DerivedMatmul mtp = derive_mtp_projection(s_.model, s_.strategy, axes_, seqs);
     LayerCost projection;
-    matmul(projection, {seqs, 2.0 * D, D / tp, 1.0, 2.0 * D * D / tp}, s_.plan.weights);
+    matmul(projection, {mtp.rows, mtp.contract, mtp.cols, mtp.instances, mtp.weight_elements}, s_.plan.weights);
     LayerCost logits;
     const DerivedMatmul out = derive_output_work(s_.model, s_.strategy, axes_, seqs).logits;
     matmul(logits, {out.rows, out.contract, out.cols, out.instances, out.weight_elements}, kUnquantised);
@@ -175,11 +179,29 @@ double ChipModel::draft_s(double seqs, double len) const {
     return projection.matmul_s + layer(true, seqs, len).time_s() + logits.matmul_s;
 }
 
-// Parameters of the routed experts (what expert parallelism splits further).
-double routed_expert_params(const ModelSpec& m) {
-    if (!m.moe) return 0;
-    const double matrices = m.mlp == MlpKind::gated ? 3.0 : 2.0;
-    return d(m.moe_layers()) * d(m.moe->n_experts) * matrices * d(m.d_model) * d(m.moe->d_ff_expert);
+// A layer's GEMM weights as this chip stores them (the attention projections may keep another
+// dtype); its norms' few vectors are left out.
+double ChipModel::held_bytes(const LayerWork& work) const {
+    double attention = 0;
+    for (const DerivedMatmul& m : work.matmuls)
+        if (is_attention_projection(m.name)) attention += m.weight_elements;
+    return (work.weight_elements - attention) * bytes_per_element(s_.plan.weights) +
+           attention * bytes_per_element(s_.plan.attention_weight_dtype());
+}
+
+double ChipModel::weights_bytes(double draft_modules) const {
+    const ModelSpec& m = s_.model;
+    const MicroBatch pass;  // what a chip holds does not depend on the tokens
+    const double dense = m.dense_layers() > 0 ? held_bytes(derive_layer_work(m, s_.strategy, axes_, pass, false)) : 0.0;
+    const double moe = m.moe ? held_bytes(derive_layer_work(m, s_.strategy, axes_, pass, true)) : 0.0;
+    // The input embedding and the output head, one of them where they are tied: a stage holds its share.
+    const double head = derive_output_work(m, s_.strategy, axes_, 1.0).logits.weight_elements;
+    const double vocabulary = (m.tied_embeddings ? 1.0 : 2.0) * head * bytes_per_element(kUnquantised);
+    const double layers = d(m.dense_layers()) * dense + d(m.moe_layers()) * moe;
+    // A prediction module's block is a layer like the model's last (an MoE block where the model has them).
+    const double module = derive_mtp_projection(m, s_.strategy, axes_, 1.0).weight_elements * bytes_per_element(s_.plan.weights) +
+                          (m.moe ? moe : dense);
+    return (layers + vocabulary) / d(s_.plan.pp) + draft_modules * module;
 }
 
 }  // namespace
@@ -250,20 +272,9 @@ ServingReport simulate_serving(const ServingScenario& s) {
     r.kv_tokens_freed_per_step = kv_tokens_freed_per_step(s.batch_seqs, s.input_len, s.output_len);
     if (const auto cost_per_s = cost_usd(s.chip, chips, 1.0)) r.cost_per_million_output_tokens_usd = *cost_per_s / r.output_tokens_per_s * 1e6;
 
-    // Memory per chip.
-    const ParamCounts params = count_params(m);
-    const double routed = routed_expert_params(m), shared = params.total - routed;
-    const double attention = params.attention_per_layer * d(m.n_layers), vocabulary = params.embedding + params.unembedding;
-    r.memory.weights_bytes = ((shared - attention - vocabulary) / (tp * pp) + routed / (tp * pp * ep)) * bytes_per_element(s.plan.weights) +
-                             attention / (tp * pp) * bytes_per_element(s.plan.attention_weight_dtype()) +
-                             vocabulary / (tp * pp) * bytes_per_element(kUnquantised);
-    // Drafting, the last stage also holds the prediction modules and their blocks' KV caches.
+    // Memory per chip. Drafting, the last stage also holds the prediction modules and their blocks' KV caches.
     const double draft_layers = d(s.speculative.draft_tokens);
-    if (draft_layers > 0) {
-        const double routed_block = m.moe ? routed / d(m.moe_layers()) : 0.0;  // split further by ep
-        const double module = params.mtp_module;
-        r.memory.weights_bytes += draft_layers * ((module - routed_block) / tp + routed_block / (tp * ep)) * bytes_per_element(s.plan.weights);
-    }
+    r.memory.weights_bytes = chip.weights_bytes(draft_layers);
     const double kv_split = d(m.kv_head_split(s.plan.tp));  // an MLA latent is not split by heads; replicated heads not further
     r.kv_cache_bytes_per_sequence = kv_cache_bytes_per_sequence(m, s.input_len + s.output_len, s.plan.kv_cache);
     const double kv_per_seq = r.kv_cache_bytes_per_sequence / (kv_split * pp) * (1.0 + draft_layers * pp / d(m.n_layers));

@@ -229,6 +229,11 @@ OutputWork derive_output_work(const ModelSpec& model, const Strategy& strategy, 
     return out;
 }
 
+DerivedMatmul derive_mtp_projection(const ModelSpec& model, const Strategy& strategy, const AxisSizes& sizes, double tokens) {
+    const double D = d(model.d_model), out = D / d(axes_size(strategy.mlp_hidden.on(LogicalDim::mlp), sizes));
+    return {"mtp_projection", tokens, 2.0 * D, out, 1, 2.0 * D * out};
+}
+
 std::int64_t axes_size(const AxisList& axes, const AxisSizes& sizes) {
     std::int64_t total = 1;
     for (const auto& axis : axes) {

@@ -148,6 +148,11 @@ struct OutputWork {
 // each prompt or each decoded token when serving).
 [[nodiscard]] OutputWork derive_output_work(const ModelSpec& model, const Strategy& strategy, const AxisSizes& sizes, double tokens);
 
+// A multi-token prediction module's projection of [hidden; embedding] (2D wide) back to D, over
+// `tokens` tokens, its output split as the MLP's hidden activations are. The module then runs a block
+// like the model's last layer and the shared output head (DeepSeek-V3 report, Sec. 2.2).
+[[nodiscard]] DerivedMatmul derive_mtp_projection(const ModelSpec& model, const Strategy& strategy, const AxisSizes& sizes, double tokens);
+
 // Expected number of distinct experts that `tokens` tokens, each routed to top_k of n_experts
 // uniformly, touch: n (1 - (1 - k/n)^tokens). Decode at small batch reads far fewer than all.
 [[nodiscard]] double expected_experts_touched(double n_experts, double top_k, double tokens);
