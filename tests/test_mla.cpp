@@ -11,7 +11,7 @@
 #include "inference/serving.hpp"
 #include "inference/serving_rules.hpp"
 #include "model/model_catalog.hpp"
-#include "model/model_summary.hpp"
+#include "engine/model_summary.hpp"
 #include "scenario/serving_setup.hpp"
 #include "scenario/training_setup.hpp"
 #include "sharding/strategy_file.hpp"

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/layer_ops.hpp"
 #include "engine/roofline.hpp"
 #include "engine/scaling_rules.hpp"
 #include "hardware/catalog.hpp"
@@ -275,7 +276,7 @@ const std::map<std::string, test::CaseFunction>& case_functions() {
              // attention core is fused (no score matrix saved).
              const auto D = in.at("D").get<std::int64_t>();
              const ModelSpec model = dense_model(in, in.at("L").get<std::int64_t>(), D, 4 * D, D / 128, D / 128, 128, 1);
-             return activation_bytes_per_token_per_layer(model, 1, static_cast<RecomputeModules>(RecomputeModule::core_attention), Dtype::bf16) *
+             return saved_elements_per_token(model, 1, saved_tensors(static_cast<RecomputeModules>(RecomputeModule::core_attention), AttentionKernel::fused, false)) * bytes_per_element(Dtype::bf16) *
                     num(in, "tokens") * static_cast<double>(model.n_layers) / 1e12;
          }},
         {"train-16", [](const json& in) {
@@ -283,7 +284,7 @@ const std::map<std::string, test::CaseFunction>& case_functions() {
              const auto i = [&](const char* key) { return in.at(key).get<std::int64_t>(); };
              const ModelSpec model = dense_model(in, i("L"), i("D"), i("F"), 40, 40, 128, 1);
              const SavedTensors policy = SavedTensor::mlp_hidden | SavedTensor::mlp_output;
-             return saved_elements_per_token_per_layer(model, 1, policy) * bytes_per_element(Dtype::bf16) *
+             return saved_elements_per_token(model, 1, policy) * bytes_per_element(Dtype::bf16) *
                     num(in, "B_tokens") * static_cast<double>(model.n_layers) / 1e12;
          }},
         {"atrain-05", [](const json& in) {
@@ -292,7 +293,7 @@ const std::map<std::string, test::CaseFunction>& case_functions() {
              const ModelSpec model = dense_model(in, i("L"), i("D"), 1, 64, 8, 128, 1);
              const SavedTensors policy = SavedTensor::layer_input | SavedTensor::attention_norm_output |
                                          SavedTensor::mlp_norm_input | SavedTensor::mlp_norm_output;
-             const double activations = saved_elements_per_token_per_layer(model, 1, policy) *
+             const double activations = saved_elements_per_token(model, 1, policy) *
                                         bytes_per_element(Dtype::bf16) * num(in, "batch_tokens") * static_cast<double>(i("L"));
              return (training_state_bytes(num(in, "params"), TrainingPrecision::bf16_params_fp32_moments()) + activations) / 1e12;
          }},

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
 
 #include <nlohmann/json.hpp>
 
@@ -424,4 +425,31 @@ TEST_CASE("context parallelism: an attention kernel call holds s / cp queries, a
     };
     CHECK(attention_s(4) / attention_s(1) == doctest::Approx(seconds_per_flop(8192.0 / 4) / seconds_per_flop(8192.0)).scale(0).epsilon(1e-6));
     CHECK(attention_s(4) > attention_s(1));  // 2,048 queries a call fill the tiles less than 8,192
+}
+
+// Activation memory is read off the op list: each tensor the backward pass may need, at the shape
+// its op has on this device. An MLA + MoE layer under Megatron's tensor 2 with sequence parallelism
+// and experts over 2 ranks, 2 x 512 tokens per replica, by hand: the residual stream is split over
+// tensor; the latents (q 64, kv 32 wide) are whole on every tensor rank, as their down projections
+// leave them; q, k, v split by heads, the keys carrying the 8-wide rotary part in every head; each
+// token is dispatched to its top 2 experts (the shared expert reads the norm output in place).
+TEST_CASE("saved tensors of an MLA + MoE layer follow its ops' local shapes, by hand") {
+    ModelSpec m = small_model();
+    m.mla = MlaSpec{64, 32, 16, 8, 16};  // q rank, kv rank, nope, rope, v
+    m.moe = MoeSpec{8, 2, 512, 1, 0};    // experts, top-k, expert width, shared, first dense
+    const Strategy s = resolve_strategy("megatron-3d-sp", test::source_dir());
+    const LayerWork work = derive_layer_work(m, s, {{"tensor", 2}, {"expert", 2}}, {2, 512, 2, 2, 2}, true);
+    const auto saved = [&](SavedTensor t) { return work.saved_elements[static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(t)))]; };
+    const double tokens = 2 * 512, D = 1024, heads = 8 / 2;
+    CHECK(saved(SavedTensor::layer_input) == tokens / 2 * D);
+    CHECK(saved(SavedTensor::mla_latents) == tokens * (64 + 32));
+    CHECK(saved(SavedTensor::qkv) == tokens * heads * ((16 + 8) + (16 + 8) + 16));
+    CHECK(saved(SavedTensor::attention_output) == tokens * heads * 16);
+    CHECK(saved(SavedTensor::attention_stats) == 2 * heads * tokens);
+    // Routed: the two expert ranks' tokens gathered over tensor, top 2, gate and up 2 x 512 split 2
+    // ways; the shared expert the same on the replica's tokens once.
+    CHECK(saved(SavedTensor::mlp_hidden) == tokens * 2 * (2 * 512) / 2 + tokens * (2 * 512) / 2);
+    CHECK(saved(SavedTensor::mlp_activation) == tokens * 2 * 512 / 2 + tokens * 512 / 2);
+    // The norm output, the router's 8 logits per token, and the top-2 copies dispatched.
+    CHECK(saved(SavedTensor::mlp_norm_output) == tokens / 2 * D + tokens / 2 * 8 + tokens * 2 * D);
 }

@@ -1,6 +1,7 @@
 // Transformer arithmetic checked against formulas worked by hand in each test.
 #include <doctest/doctest.h>
 
+#include "engine/layer_ops.hpp"
 #include "model/transformer_math.hpp"
 #include "test_support.hpp"
 
@@ -97,11 +98,11 @@ TEST_CASE("KV cache per token: 2 * layers * kv_heads * head_dim * bytes, MLA cac
     CHECK(kv_cache_bytes_per_token(mla, Dtype::bf16) == 2.0 * (32 + 8) * 2);
 }
 
-TEST_CASE("activations: each recomputed module drops exactly the tensors it produces") {
+TEST_CASE("activations from the op list: each recomputed module drops exactly the tensors it produces") {
     const ModelSpec m = small_gqa();
     using M = RecomputeModule;
     const auto bytes = [&](unsigned modules, AttentionKernel kernel = AttentionKernel::fused) {
-        return activation_bytes_per_token_per_layer(m, 512, modules, Dtype::bf16, kernel);
+        return saved_elements_per_token(m, 512, saved_tensors(modules, kernel, false)) * 2.0;  // bf16
     };
     const double none = bytes(0);
     // Kept with nothing recomputed: 4 D-wide tensors, q/k/v (128 + 2*32), attention output 128,

@@ -3,7 +3,7 @@
 #include "model/plausible_sizes.hpp"
 #include "cli/commands.hpp"
 #include "model/model_catalog.hpp"
-#include "model/model_summary.hpp"
+#include "engine/model_summary.hpp"
 #include "model/recompute_catalog.hpp"
 #include "report/reports.hpp"
 

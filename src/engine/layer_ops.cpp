@@ -86,4 +86,20 @@ std::vector<LayerOp> layer_ops(const ModelSpec& model, const LayerWorkload& w, c
     return ops;
 }
 
+double saved_elements_per_token(const ModelSpec& model, double seq_len, SavedTensors saved) {
+    MicroBatch pass;
+    pass.seq_len = seq_len;
+    const Strategy unsharded;
+    const double dense_fraction = static_cast<double>(model.dense_layers()) / static_cast<double>(model.n_layers);
+    double elements = 0;
+    for (const bool moe_layer : {false, true}) {
+        const double fraction = moe_layer ? 1.0 - dense_fraction : dense_fraction;
+        if (fraction <= 0 || (moe_layer && !model.moe)) continue;
+        const LayerWork work = derive_layer_work(model, unsharded, {}, pass, moe_layer);
+        for (std::size_t bit = 0; bit < kSavedTensorCount; ++bit)
+            if ((saved >> bit) & 1u) elements += fraction * work.saved_elements[bit];
+    }
+    return elements / seq_len;
+}
+
 }  // namespace ridgeline

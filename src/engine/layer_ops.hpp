@@ -65,4 +65,8 @@ struct LayerRoofline {
 
 [[nodiscard]] const char* phase_name(Phase phase);
 
+// Elements one token keeps alive in one average layer under a set of saved tensors, from the op
+// list of one unsharded sequence of `seq_len` tokens (fp32 statistics count twice).
+[[nodiscard]] double saved_elements_per_token(const ModelSpec& model, double seq_len, SavedTensors saved);
+
 }  // namespace ridgeline

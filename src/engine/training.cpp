@@ -281,15 +281,9 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     l.local_params = l.layers_per_stage * l.layer_weight_elements + embedding_weights + d(plan.mtp_depth) * mtp.weight_elements;
     for (const auto& a : s_.strategy.optimizer_shard_axes)
         if (a != axis_name(PlanAxis::fsdp)) l.optimizer_shard_size *= axis(a);
-    const double tokens_per_replica = plan.micro_batch_seqs * s_.seq_len / cp;
-    // Activations: D-wide tensors follow the residual stream's sharding, the rest is split over tensor too.
-    using T = SavedTensor;
-    const SavedTensors d_wide = T::layer_input | T::attention_norm_output | T::mlp_norm_input | T::mlp_norm_output;
-    for (std::size_t bit = 0; bit < kSavedTensorCount; ++bit) {
-        const SavedTensors tensor = 1u << bit;
-        const double tokens = (tensor & d_wide) != 0 ? dense_work.local_tokens : tokens_per_replica / tp;
-        l.saved_bytes_per_layer[bit] = saved_elements_per_token_per_layer(model, s_.seq_len, tensor) * tokens * 2.0;
-    }
+    // Activations: what each tensor of the op list holds on this device, bf16.
+    for (std::size_t bit = 0; bit < kSavedTensorCount; ++bit)
+        l.saved_bytes_per_layer[bit] = 2.0 * ((1.0 - moe_fraction) * dense_work.saved_elements[bit] + moe_fraction * moe_work.saved_elements[bit]);
     l.latent_attention = model.mla.has_value();
     l.logits_buffer_bytes = output.logits_bytes();
     // Gathered weights: two layers in flight (one in use, the next prefetched), or every layer of

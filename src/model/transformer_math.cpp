@@ -204,41 +204,4 @@ SavedTensors saved_tensors(RecomputeModules recomputed, AttentionKernel attentio
     return saved;
 }
 
-double saved_elements_per_token_per_layer(const ModelSpec& model, double seq_len, SavedTensors saved) {
-    const auto has = [saved](SavedTensor tensor) { return (saved & static_cast<unsigned>(tensor)) != 0; };
-    const double D = d(model.d_model), N = d(model.n_heads);
-    double elements = 0;
-    for (SavedTensor width_d : {SavedTensor::layer_input, SavedTensor::attention_norm_output,
-                                SavedTensor::mlp_norm_input, SavedTensor::mlp_norm_output, SavedTensor::mlp_output})
-        if (has(width_d)) elements += D;
-    if (has(SavedTensor::qkv))
-        elements += model.mla ? 2.0 * N * qk_head_dim(model) + N * v_head_dim(model)
-                              : (N + 2.0 * d(model.n_kv_heads)) * d(model.head_dim);
-    if (has(SavedTensor::mla_latents) && model.mla) elements += d(model.mla->q_lora_rank) + d(model.mla->kv_lora_rank);
-    if (has(SavedTensor::attention_probs)) elements += N * seq_len;  // the whole score matrix, masked or not
-    if (has(SavedTensor::attention_stats)) elements += 2.0 * N;      // fp32, at the width of two bf16 elements
-    if (has(SavedTensor::attention_output)) elements += N * v_head_dim(model);
-
-    // MLP intermediates per unit of hidden width: gated keeps gate and up outputs.
-    double hidden_per_width = 0;
-    if (has(SavedTensor::mlp_hidden)) hidden_per_width += model.mlp == MlpKind::gated ? 2.0 : 1.0;
-    if (has(SavedTensor::mlp_activation)) hidden_per_width += 1.0;
-    double mlp = hidden_per_width * d(model.d_ff);
-    if (model.moe) {
-        const MoeSpec& moe = *model.moe;
-        const double active = d(moe.top_k + moe.n_shared_experts);
-        double moe_mlp = hidden_per_width * active * d(moe.d_ff_expert);
-        // Router logits and one dispatched copy of the token per active expert travel with the MLP input.
-        if (has(SavedTensor::mlp_norm_output)) moe_mlp += d(moe.n_experts) + active * D;
-        mlp = (d(model.dense_layers()) * mlp + d(model.moe_layers()) * moe_mlp) / d(model.n_layers);
-    }
-    return elements + mlp;
-}
-
-double activation_bytes_per_token_per_layer(const ModelSpec& model, double seq_len, RecomputeModules recomputed,
-                                            Dtype activation_dtype, AttentionKernel attention) {
-    return saved_elements_per_token_per_layer(model, seq_len, saved_tensors(recomputed, attention, model.mla.has_value())) *
-           bytes_per_element(activation_dtype);
-}
-
 }  // namespace ridgeline

@@ -103,13 +103,6 @@ inline constexpr std::size_t kRecomputeModuleCount = 7;
 [[nodiscard]] double training_flops_with_recompute(const ModelSpec& model, double seq_len, bool causal,
                                                    RecomputeModules recomputed);
 
-// Elements one token keeps alive in one layer under a set of saved tensors (MoE layers averaged
-// over all layers with the dense ones). fp32 statistics count as two elements.
-[[nodiscard]] double saved_elements_per_token_per_layer(const ModelSpec& model, double seq_len, SavedTensors saved);
-[[nodiscard]] double activation_bytes_per_token_per_layer(const ModelSpec& model, double seq_len, RecomputeModules recomputed,
-                                                          Dtype activation_dtype,
-                                                          AttentionKernel attention = AttentionKernel::fused);
-
 // The arithmetic of one matmul in the roofline sense.
 [[nodiscard]] inline double matmul_flops(double rows, double contract, double cols) {
     return 2.0 * rows * contract * cols;

@@ -17,7 +17,7 @@
 #include "topology/topology_summary.hpp"
 #include "hardware/system.hpp"
 #include "model/model_spec.hpp"
-#include "model/model_summary.hpp"
+#include "engine/model_summary.hpp"
 #include "io/catalog_lookup.hpp"
 
 namespace ridgeline {

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/model_summary.hpp"
+#include "engine/model_summary.hpp"
 #include "report/json_documents.hpp"
 #include "report/bound_text.hpp"
 #include "report/reports.hpp"

@@ -1,6 +1,7 @@
 #include "sharding/derive.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <set>
 
@@ -347,6 +348,33 @@ void derive_routed_experts(Context& c, const ModelSpec& model, const Tensor& res
     reduce_gradients(c, "experts", token_axes, weight_axes, held);
 }
 
+// The tensors of the layer's op list a backward pass may need, on this device: the residual
+// stream at each norm, the projections' and the MLP's inputs and outputs, the attention core's
+// statistics (or probabilities), the router's logits and the tokens dispatched to experts.
+void derive_saved_tensors(LayerWork& work, const ModelSpec& model, double stream, double seq_len) {
+    using T = SavedTensor;
+    const auto save = [&](T tensor, double elements) {
+        work.saved_elements[static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(tensor)))] += elements;
+    };
+    for (T residual : {T::layer_input, T::attention_norm_output, T::mlp_norm_input, T::mlp_norm_output, T::mlp_output}) save(residual, stream);
+    const AttentionCore& a = work.attention;
+    save(T::attention_stats, 2.0 * a.heads * a.queries);
+    save(T::attention_probs, a.heads * a.queries * seq_len);  // the whole score matrix, masked or not
+    // MLA's keys carry the shared rotary part in every head once expanded for the attention kernel.
+    if (model.mla) save(T::qkv, a.heads * a.queries * d(model.mla->qk_rope_head_dim));
+    for (const DerivedMatmul& m : work.matmuls) {
+        const double in = m.rows * m.contract * m.instances, out = m.rows * m.cols * m.instances;
+        if (m.name == "qkv" || m.name == "q" || m.name == "q_up" || m.name == "kv_up") save(T::qkv, out);
+        if (m.name == "q_up" || m.name == "kv_up") save(T::mla_latents, in);
+        if (m.name == "out") save(T::attention_output, in);
+        if (m.name.ends_with("mlp_in") || m.name == "experts_in") save(T::mlp_hidden, out);
+        if (m.name.ends_with("mlp_out") || m.name == "experts_out") save(T::mlp_activation, in);
+        // Router logits and the copies of each token sent to its experts travel with the MLP's input.
+        if (m.name == "router") save(T::mlp_norm_output, out);
+        if (m.name == "experts_in") save(T::mlp_norm_output, in);
+    }
+}
+
 }  // namespace
 
 bool is_attention_projection(const std::string& matmul_name) {
@@ -451,6 +479,7 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
         // writes the probabilities, top-k reads them again: 12 bytes, 6 bf16 elements, per score.
         if (m.name == "router") work.elementwise.push_back({"router softmax and top-k", 6.0 * m.rows * m.cols, K::copy, 1});
     }
+    derive_saved_tensors(work, model, stream, S);
     return work;
 }
 

@@ -5,12 +5,14 @@
 // then ReduceScatter or AllReduce; the same axis on two non-contracting dims -> AllGather one)
 // and their transposes in the backward pass, plus the gradient reductions over the axes that
 // split the batch but not the weights.
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "collective/collective.hpp"
 #include "model/model_spec.hpp"
+#include "model/transformer_math.hpp"
 #include "sharding/strategy.hpp"
 
 namespace ridgeline {
@@ -88,6 +90,10 @@ struct LayerWork {
     AttentionCore attention;
     double local_tokens = 0;                     // tokens of the micro-batch on this device
     double weight_elements = 0;                  // weights of one layer held by this device
+    // Elements of the micro-batch's tensors the backward pass may need, by SavedTensor bit: the
+    // inputs and outputs of the ops above on this device (fp32 statistics count twice). A
+    // checkpoint policy keeps some and recomputes the rest.
+    std::array<double, kSavedTensorCount> saved_elements{};
 };
 
 // One pass through the layer: a training micro-batch or a prefill (causal attention over each

@@ -1,4 +1,6 @@
-#include "model/model_summary.hpp"
+#include "engine/model_summary.hpp"
+
+#include "engine/layer_ops.hpp"
 
 namespace ridgeline {
 
@@ -14,7 +16,8 @@ ModelSummary summarize_model(const ModelSpec& model, double seq_len, const std::
         summary.kv_bytes_per_sequence[i] = kv_cache_bytes_per_sequence(model, seq_len, kKvDtypes[i]);
     }
     for (const RecomputePolicy& policy : policies) {
-        const double per_token = activation_bytes_per_token_per_layer(model, seq_len, policy.modules, Dtype::bf16);
+        const SavedTensors saved = saved_tensors(policy.modules, AttentionKernel::fused, model.mla.has_value());
+        const double per_token = saved_elements_per_token(model, seq_len, saved) * bytes_per_element(Dtype::bf16);
         summary.activations.push_back({policy.name, per_token, per_token * seq_len * static_cast<double>(model.n_layers)});
     }
     return summary;
