@@ -149,7 +149,12 @@ TEST_CASE("plans that do not divide the model, and dtypes the chip lacks, are re
     CHECK_NOTHROW((void)serve(stages));
     ServingSetup batch = test::serving_setup("llama3-8b", "h100", 2, 1, 3, 128, 16);
     expect_refusal(batch, "batch", {"replicas"});
-    CHECK_THROWS_AS((void)parse_serving_dtype("fp4", "--kv-dtype", true), InputError);
+    Plan plan;
+    CHECK(std::string(kServingKnobs[0].key) == "kv_dtype");
+    CHECK_THROWS_AS(set_serving_dtype(plan, kServingKnobs[0], "fp4"), InputError);
+    CHECK_THROWS_AS(set_serving_dtype(plan, kServingKnobs[0], "int4"), InputError);  // weights only
+    set_serving_dtype(plan, kServingKnobs[1], "int4");
+    CHECK(plan.weights == Dtype::int4);
 }
 
 TEST_CASE("the latency-throughput curve: TPOT grows with the batch and the critical batch is where matmuls turn compute-bound") {

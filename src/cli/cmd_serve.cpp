@@ -18,7 +18,8 @@ namespace ridgeline::cli {
 void add_serve_command(CLI::App& app, const GlobalOptions& options) {
     struct Flags {
         WhatIfFlags what_if;
-        std::string model, hardware, batch = "1", weights = "bf16", kv = "bf16", attention_weights;
+        std::string model, hardware, batch = "1";
+        std::array<std::string, kServingKnobs.size()> dtypes;  // by row of kServingKnobs
         std::int64_t chips = 1, tp = 1, pp = 1, ep = 1, dp = 0;
         double input_len = 0, output_len = 0, requests_per_s = 0, acceptance = 0;
         std::int64_t draft_tokens = 0;
@@ -41,10 +42,14 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         ->capture_default_str();
     c->add_option("--input-len", f->input_len, "prompt tokens per request")->required()->check(CLI::Range(1.0, kMaxSequenceTokens));
     c->add_option("--output-len", f->output_len, "generated tokens per request")->required()->check(CLI::Range(1.0, kMaxSequenceTokens));
-    c->add_option("--weights-dtype", f->weights, "bf16, fp8, int8 or int4")->capture_default_str();
-    c->add_option("--kv-dtype", f->kv, "bf16, fp8 or int8")->capture_default_str();
-    c->add_option("--attention-weights-dtype", f->attention_weights,
-                  "the attention projections' dtype where the checkpoint leaves them unquantised (Llama 3.1 405B FP8: bf16); default: --weights-dtype");
+    for (std::size_t i = 0; i < kServingKnobs.size(); ++i) {
+        const ServingKnob& knob = kServingKnobs[i];
+        CLI::Option* option = c->add_option("--" + std::string(knob.flag), f->dtypes[i], knob.help);
+        if (const auto dtype = serving_dtype(Plan{}, knob)) {
+            f->dtypes[i] = dtype_name(*dtype);
+            option->capture_default_str();
+        }
+    }
     c->add_option("--tp", f->tp, "tensor-parallel degree")->check(CLI::PositiveNumber);
     c->add_option("--pp", f->pp, "pipeline stages")->check(CLI::PositiveNumber);
     c->add_option("--draft-tokens", f->draft_tokens, "speculative decoding: tokens drafted per step by the model's prediction (MTP) modules")
@@ -88,10 +93,8 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         setup.plan.pp = f->pp;
         setup.plan.ep = f->ep;
         setup.plan.dp = f->dp;
-        setup.plan.weights = parse_serving_dtype(f->weights, "--weights-dtype", false);
-        setup.plan.kv_cache = parse_serving_dtype(f->kv, "--kv-dtype", true);
-        if (!f->attention_weights.empty())
-            setup.plan.attention_weights = parse_serving_dtype(f->attention_weights, "--attention-weights-dtype", false);
+        for (std::size_t i = 0; i < kServingKnobs.size(); ++i)
+            if (!f->dtypes[i].empty()) set_serving_dtype(setup.plan, kServingKnobs[i], f->dtypes[i]);
         setup.input_len = f->input_len;
         setup.output_len = f->output_len;
         if (f->draft_tokens > 0) {

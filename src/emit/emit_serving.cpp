@@ -7,6 +7,7 @@
 #include "emit/emit_writer.hpp"
 #include "emit/frameworks.hpp"
 #include "report/table.hpp"
+#include "spec/serving_knobs.hpp"
 
 namespace ridgeline {
 
@@ -16,6 +17,13 @@ using Int = std::int64_t;
 
 Int whole(double value) { return static_cast<Int>(std::llround(value)); }
 std::string text(Int value) { return std::to_string(value); }
+
+// The deployment's dtypes a launch file carries (kServingKnobs' emitted rows).
+void choose_dtypes(EmitWriter& w, const Plan& p) {
+    for (const ServingKnob& knob : kServingKnobs)
+        if (knob.emitted) w.choose(knob.key, std::string(dtype_name(*serving_dtype(p, knob))), knob.key);
+}
+
 
 // vLLM launch arguments (vllm serve MODEL ...).
 void vllm(EmitWriter& w, const ServingScenario& s) {
@@ -35,8 +43,7 @@ void vllm(EmitWriter& w, const ServingScenario& s) {
     // takes a whole prompt, or every sequence's decode token.
     w.set("max_tokens", std::max(whole(s.input_len), per_replica));
     w.set("max_model_len", whole(s.input_len + s.output_len));
-    w.choose("kv_dtype", std::string(dtype_name(p.kv_cache)), "kv_dtype");
-    w.choose("weights_dtype", std::string(dtype_name(p.weights)), "weights_dtype");
+    choose_dtypes(w, p);
     if (s.speculative.draft_tokens > 0)
         w.refuse("draft_tokens", "this emitter writes no speculative-decoding settings for vLLM (its --speculative-config)");
     w.note("--max-num-batched-tokens holds one whole prompt per step, as Ridgeline prices prefill");
@@ -55,8 +62,7 @@ void trtllm(EmitWriter& w, const ServingScenario& s) {
     w.set("max_batch", per_replica);
     w.set("max_tokens", std::max(whole(s.input_len), per_replica));  // one whole prompt per step, as Ridgeline prices prefill
     w.set("max_seq_len", whole(s.input_len + s.output_len));
-    w.choose("kv_dtype", std::string(dtype_name(p.kv_cache)), "kv_dtype");
-    w.choose("weights_dtype", std::string(dtype_name(p.weights)), "weights_dtype");
+    choose_dtypes(w, p);
     if (p.weights != Dtype::bf16)
         w.note("serve a checkpoint quantized to " + std::string(dtype_name(p.weights)) + " (TensorRT-LLM reads the weights' precision from the checkpoint)");
     if (s.speculative.draft_tokens > 0)
@@ -85,8 +91,7 @@ void sglang(EmitWriter& w, const ServingScenario& s) {
     w.set("max_batch", per_replica * servers_share);
     w.set("max_tokens", std::max(whole(s.input_len), per_replica) * servers_share);  // one whole prompt per step, as Ridgeline prices prefill
     w.set("context_length", whole(s.input_len + s.output_len));
-    w.choose("kv_dtype", std::string(dtype_name(p.kv_cache)), "kv_dtype");
-    w.choose("weights_dtype", std::string(dtype_name(p.weights)), "weights_dtype");
+    choose_dtypes(w, p);
     if (s.speculative.draft_tokens > 0)
         w.refuse("draft_tokens", "this emitter writes no speculative-decoding settings for SGLang (its --speculative-algorithm)");
     if (p.dp > 1 && !dp_attention) w.note("--dp-size " + text(p.dp) + " runs that many copies of the --tp-size group behind SGLang's own router");

@@ -10,6 +10,9 @@ namespace ridgeline::report {
 [[nodiscard]] nlohmann::json job_document(const std::string& schema, const std::string& model, const ChipSpec& chip,
                                           const Cluster& cluster, const Stack& stack);
 
+// A deployment's plan: its degrees and its dtypes (kServingKnobs; an unset optional one left out).
+[[nodiscard]] nlohmann::json serving_plan_json(const Plan& plan);
+
 [[nodiscard]] nlohmann::json training_document(const TrainingScenario& scenario, const TrainingReport& report, double train_tokens);
 
 }  // namespace ridgeline::report

@@ -6,6 +6,7 @@
 #include "report/software_text.hpp"
 #include "report/interval_text.hpp"
 #include "report/table.hpp"
+#include "spec/serving_knobs.hpp"
 
 namespace ridgeline::report {
 
@@ -222,10 +223,16 @@ std::string serve_table(const ServingScenario& s, const ServingReport& r, const 
     return text;
 }
 
+nlohmann::json serving_plan_json(const Plan& plan) {
+    nlohmann::json doc = {{"tp", plan.tp}, {"pp", plan.pp}, {"ep", plan.ep}, {"dp", plan.dp}};
+    for (const ServingKnob& knob : kServingKnobs)
+        if (const auto dtype = serving_dtype(plan, knob)) doc[knob.key] = dtype_name(*dtype);
+    return doc;
+}
+
 std::string serve_json(const ServingScenario& s, const ServingReport& r, const ServeExtras& extras) {
     nlohmann::json doc = job_document("ridgeline.serve/1", s.model.name, s.chip, s.cluster, s.stack);
-    doc["plan"] = {{"tp", s.plan.tp}, {"pp", s.plan.pp}, {"ep", s.plan.ep}, {"dp", s.plan.dp},
-                   {"weights_dtype", dtype_name(s.plan.weights)}, {"kv_dtype", dtype_name(s.plan.kv_cache)}};
+    doc["plan"] = serving_plan_json(s.plan);
     doc["batch_seqs"] = s.batch_seqs;
     doc["input_len"] = s.input_len;
     doc["output_len"] = s.output_len;

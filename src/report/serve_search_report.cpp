@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/bound_text.hpp"
+#include "report/json_documents.hpp"
 #include "report/reports.hpp"
 #include "report/table.hpp"
 #include "report/interval_text.hpp"
@@ -28,8 +29,7 @@ const std::vector<std::string> kHeaders = {"chips", "tp/pp/ep/dp", "weights/KV",
 
 nlohmann::json candidate_json(const ServeCandidate& c) {
     return {{"chips", c.chips},
-            {"plan", {{"tp", c.plan.tp}, {"pp", c.plan.pp}, {"ep", c.plan.ep}, {"dp", c.plan.dp},
-                      {"weights_dtype", dtype_name(c.plan.weights)}, {"kv_dtype", dtype_name(c.plan.kv_cache)}}},
+            {"plan", serving_plan_json(c.plan)},
             {"batch_seqs", c.batch_seqs},
             {"ttft_s", c.ttft_s},
             {"tpot_s", c.tpot_s},

@@ -1,7 +1,10 @@
 #include "scenario/serving_setup.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
+#include "io/quantity_text.hpp"
 #include "mesh/plan_axes.hpp"
 #include "model/model_catalog.hpp"
 #include "sharding/strategy_file.hpp"
@@ -13,12 +16,15 @@ namespace {
 std::string text(std::int64_t value) { return std::to_string(value); }
 }  // namespace
 
-Dtype parse_serving_dtype(const std::string& name, const std::string& flag, bool kv_cache) {
+void set_serving_dtype(Plan& plan, const ServingKnob& knob, const std::string& name) {
+    const auto choices = io::split_list(std::string(knob.choices));
     const auto dtype = parse_dtype(name);
-    const bool allowed = dtype && (*dtype == Dtype::bf16 || *dtype == Dtype::fp8 || *dtype == Dtype::int8 ||
-                                   (!kv_cache && *dtype == Dtype::int4));
-    if (!allowed) throw InputError(flag, "", "'" + name + "' is not one of " + (kv_cache ? "bf16, fp8, int8" : "bf16, fp8, int8, int4"));
-    return *dtype;
+    if (!dtype || std::find(choices.begin(), choices.end(), name) == choices.end()) {
+        std::string listed;
+        for (const std::string& choice : choices) listed += (listed.empty() ? "" : ", ") + choice;
+        throw InputError("--" + std::string(knob.flag), "", "'" + name + "' is not one of " + listed);
+    }
+    std::visit([&](auto member) { plan.*member = *dtype; }, knob.member);
 }
 
 ServedModel load_served_model(const std::string& model, const std::string& hardware, const std::filesystem::path& data_dir,

@@ -7,6 +7,7 @@
 
 #include "hardware/system.hpp"
 #include "inference/serving.hpp"
+#include "spec/serving_knobs.hpp"
 
 namespace ridgeline {
 
@@ -27,7 +28,7 @@ struct ServingSetup : ServedModel {
 // InputError naming the flag when the degrees do not multiply to the chips or do not divide the model.
 [[nodiscard]] ServingScenario build_serving_scenario(const ServingSetup& setup);
 
-// "bf16", "fp8", ... restricted to what serving stores weights or KV caches in (InputError naming `flag`).
-[[nodiscard]] Dtype parse_serving_dtype(const std::string& text, const std::string& flag, bool kv_cache);
+// Sets the row's dtype from its name: one of the row's choices (InputError naming its flag).
+void set_serving_dtype(Plan& plan, const ServingKnob& knob, const std::string& text);
 
 }  // namespace ridgeline
