@@ -24,7 +24,6 @@ void choose_dtypes(EmitWriter& w, const Plan& p) {
         if (knob.emitted) w.choose(knob.key, std::string(dtype_name(*serving_dtype(p, knob))), knob.key);
 }
 
-
 // vLLM launch arguments (vllm serve MODEL ...).
 void vllm(EmitWriter& w, const ServingScenario& s) {
     const Plan& p = s.plan;
