@@ -14,30 +14,50 @@ The arguments, each used only where a chip lacks a measurement:
   - A fused-attention kernel with no benchmark on a chip reaches the share of that chip's GEMM rate
     that the best fused kernel (cuDNN) reaches on the H100, with the H100's sequence ramp.
 
+GEMMs are priced by the binary (RIDGELINE_BINARY, default build/ridgeline), so the fit is of the model
+every command predicts with.
+
 usage: scripts/derive_kernels.py [--check]   (--check: exit 1 if a chip file would change)
 """
 import json
 import math
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 
-# The kernel model as ridgeline prices it (src/engine/roofline.cpp gemm_time), and the coordinate search
-# `ridgeline fit` starts from (src/calibration/kernel_fit.cpp), to fit cited benchmarks given as rates.
-def gemm_bytes(g, weight_bytes):
-    # Activations in and out at the input's width, as the model counts them (the fp8 cases write
-    # bf16: M x N bytes more, negligible where memory bounds them, at M <= 64).
-    act = 1.0 if g["dtype"].startswith("fp8") else 2.0
-    return (g["M"] * g["K"] + g["M"] * g["N"]) * act + g["K"] * g["N"] * weight_bytes
+# GEMMs are priced by the binary (`ridgeline roofline --matmul`, src/engine/roofline.cpp gemm_time) on
+# the chip with a trial GEMM block in place of its own; the fits below search the block's parameters
+# as `ridgeline fit` does (src/calibration/kernel_fit.cpp), on cited benchmarks given as rates.
+BINARY = Path(os.environ.get("RIDGELINE_BINARY", Path(__file__).resolve().parent.parent / "build" / "ridgeline"))
+_parts = {}
 
 
-def gemm_model(g, peak, hbm, launch_s, hbm_fraction, fraction, half_rows):
-    flops = 2.0 * g["M"] * g["K"] * g["N"]
-    weight_bytes = 1.0 if g["dtype"].startswith("fp8") else 2.0
-    compute = flops / (peak * fraction * g["M"] / (g["M"] + half_rows))
-    memory = gemm_bytes(g, weight_bytes) / (hbm * hbm_fraction)
-    return launch_s + max(compute, memory)
+def kernel_parts(chip, block, g):
+    """(overhead_s, compute_s, memory_s) of GEMM `g` (M x K by K x N, its dtype throughout) as the binary's
+    kernel model prices it on `chip` under GEMM `block`."""
+    key = (chip["name"], json.dumps(block, sort_keys=True), g["M"], g["K"], g["N"], g["dtype"])
+    if key not in _parts:
+        trial = json.loads(json.dumps(chip))
+        trial["kernels"] = dict(trial.get("kernels") or {}, gemm=block)
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(trial, f)
+        try:
+            out = subprocess.run([str(BINARY), "roofline", "--hardware", f.name, "--matmul", f"{g['M']},{g['K']},{g['N']}",
+                                  "--dtype", g["dtype"], "--json"], check=True, capture_output=True, text=True).stdout
+        finally:
+            os.unlink(f.name)
+        p = json.loads(out)["predicted_parts"]
+        _parts[key] = (p["overhead_s"], p["compute_s"], p["memory_s"])
+    return _parts[key]
+
+
+def gemm_block_with(launch_s, hbm_fraction, dtype, fraction, half_rows):
+    return {"source": "trial", "launch_s": launch_s, "hbm_fraction": hbm_fraction,
+            "dtypes": {dtype: {"peak_fraction": fraction, "half_rows": half_rows}}}
 
 
 def log_loss(pairs):
@@ -85,28 +105,29 @@ def r4(x):
 def mamf_bias(h100, h100_block):
     """Model time / MAMF-best time at the H100's MAMF best shapes, per dtype (>= 1 when the best shape
     runs faster than the model's typical shape)."""
-    peaks = peaks_of(h100)
-    hbm = h100["hbm_bw_Bps"]["value"]
     bias = {}
     for row in load(REF / "kernel-benchmarks-blackwell.json")["gemm"]:
         if row["chip"] != "H100 SXM" or "MAMF" not in row["kernel"]:
             continue
         dtype = "fp8" if row["dtype"].startswith("fp8") else row["dtype"]
         g = {"M": row["M"], "N": row["N"], "K": row["K"], "dtype": dtype}
-        k = h100_block["gemm"]
-        d = k["dtypes"][dtype]
-        predicted_s = gemm_model(g, peaks[dtype], hbm, k["launch_s"], k["hbm_fraction"], d["peak_fraction"], d["half_rows"])
+        overhead_s, compute_s, memory_s = kernel_parts(h100, h100_block["gemm"], g)
+        predicted_s = overhead_s + max(compute_s, memory_s)
         measured_s = 2.0 * g["M"] * g["N"] * g["K"] / (row["tflops"] * 1e12)
         bias[dtype] = predicted_s / measured_s
     return bias
 
 
-def fit_peak_fraction(rows, peak, hbm, launch_s, hbm_fraction, half_rows):
-    """One parameter: the dtype's fraction of peak, least squares in log time over the cited rows."""
+def fit_peak_fraction(chip, rows, dtype, launch_s, hbm_fraction, half_rows):
+    """One parameter: the dtype's fraction of peak, least squares in log time over the cited rows. The
+    binary prices each row once at the whole peak: a fraction f of it takes 1/f of that compute time."""
+    block = gemm_block_with(launch_s, hbm_fraction, dtype, 1.0, half_rows)
+    parts = [(kernel_parts(chip, block, g), g["seconds"]) for g in rows]
+
     def loss(x):
         if not 0 < x[0] <= 1:
             return float("inf")
-        return log_loss([(gemm_model(g, peak, hbm, launch_s, hbm_fraction, x[0], half_rows), g["seconds"]) for g in rows])
+        return log_loss([(overhead + max(compute / x[0], memory), seconds) for (overhead, compute, memory), seconds in parts])
 
     return minimise(loss, [0.7], [1.0])[0]
 
@@ -132,11 +153,10 @@ def gemm_rows(rows, bias):
 def gemm_block(chip, rows_by_dtype, h100_block, launch_s, half_rows_scale, copy_fraction, h100_copy, notes):
     k = h100_block["gemm"]
     hbm_fraction = k["hbm_fraction"] / h100_copy * copy_fraction
-    peaks = peaks_of(chip)
     dtypes = {}
     for dtype, rows in rows_by_dtype.items():
         half_rows = k["dtypes"][dtype if dtype in k["dtypes"] else "fp8"]["half_rows"] * half_rows_scale
-        pf = fit_peak_fraction(rows, peaks[dtype], chip["hbm_bw_Bps"]["value"], launch_s, hbm_fraction, half_rows)
+        pf = fit_peak_fraction(chip, rows, dtype, launch_s, hbm_fraction, half_rows)
         dtypes[dtype] = {"peak_fraction": r4(pf), "half_rows": round(half_rows, 1)}
     return {
         "source": notes,

@@ -138,7 +138,7 @@ void add_roofline_command(CLI::App& app, const GlobalOptions& options) {
         } else {
             try {
                 const MatmulShape& m = query.shape;
-                query.predicted_s = gemm_time(hardware.chip, {m.rows, m.contract, m.cols, 1, m.contract * m.cols}, query.dtypes).lower_bound_s();
+                query.predicted = gemm_time(hardware.chip, {m.rows, m.contract, m.cols, 1, m.contract * m.cols}, query.dtypes);
                 query.predicted_note = hardware.chip.kernels->source;
             } catch (const InputError& e) {
                 query.predicted_note = e.what();

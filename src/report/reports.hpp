@@ -37,7 +37,7 @@ struct MatmulQuery {
     MatmulDtypes dtypes;
     RooflineTime time;
     double critical_batch_tokens = 0;
-    std::optional<double> predicted_s;  // the chip's measured kernel model
+    std::optional<RooflineTime> predicted;  // the chip's measured kernel model
     std::string predicted_note;         // why there is no prediction, or where it comes from
 };
 [[nodiscard]] std::string matmul_table(const Hardware& hardware, const MatmulQuery& query);

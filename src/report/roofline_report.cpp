@@ -63,8 +63,8 @@ std::string matmul_table(const Hardware& hardware, const MatmulQuery& query) {
     table.add_row({"upper bound (sum)", seconds(t.upper_bound_s())});
     table.add_row({"bound", std::string(bound_name(t.bound()))});
     table.add_row({"critical batch (B << D, F)", fixed(query.critical_batch_tokens, 1) + " tokens"});
-    table.add_row({"predicted (measured kernels)", query.predicted_s ? seconds(*query.predicted_s) : "-"});
-    return text + table.render() + "\n" + (query.predicted_s ? "kernel model: " : "no prediction: ") + query.predicted_note;
+    table.add_row({"predicted (measured kernels)", query.predicted ? seconds(query.predicted->lower_bound_s()) : "-"});
+    return text + table.render() + "\n" + (query.predicted ? "kernel model: " : "no prediction: ") + query.predicted_note;
 }
 
 std::string matmul_json(const Hardware& hardware, const MatmulQuery& query) {
@@ -85,7 +85,12 @@ std::string matmul_json(const Hardware& hardware, const MatmulQuery& query) {
     doc["upper_bound_s"] = t.upper_bound_s();
     doc["bound"] = bound_name(t.bound());
     doc["critical_batch_tokens"] = query.critical_batch_tokens;
-    doc["predicted_s"] = query.predicted_s ? nlohmann::json(*query.predicted_s) : nlohmann::json(nullptr);
+    doc["predicted_s"] = query.predicted ? nlohmann::json(query.predicted->lower_bound_s()) : nlohmann::json(nullptr);
+    // The kernel model's parts: its time is the fixed cost plus the larger of compute and traffic.
+    doc["predicted_parts"] = query.predicted ? nlohmann::json{{"compute_s", query.predicted->compute_s},
+                                                              {"memory_s", query.predicted->memory_s},
+                                                              {"overhead_s", query.predicted->overhead_s}}
+                                             : nlohmann::json(nullptr);
     doc["predicted_note"] = query.predicted_note;
     return doc.dump(2);
 }
