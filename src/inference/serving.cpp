@@ -1,6 +1,8 @@
 #include "inference/serving.hpp"
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <cmath>
 #include <unordered_map>
 
@@ -51,6 +53,9 @@ private:
 
     const ServingScenario& s_;
     AxisSizes axes_;
+    // What a chip holds of a dense and of an MoE layer, noted from the first pass derived: weights do
+    // not depend on the tokens, and deriving the layers again for them slowed the serving search.
+    mutable std::array<std::optional<double>, 2> held_bytes_;
 };
 
 void ChipModel::matmul(LayerCost& c, const Gemm& gemm, Dtype stored) const {
@@ -115,8 +120,13 @@ LayerCost ChipModel::layer(bool decode, double seqs, double len, double queries)
     pass.forward_only = true;  // only the forward pass's collectives are priced
     LayerCost c;
     const double dense_fraction = d(m.dense_layers()) / d(m.n_layers);
-    if (dense_fraction > 0) add_layer(c, derive_layer_work(m, s_.strategy, axes_, pass, false), decode, len, dense_fraction);
-    if (m.moe) add_layer(c, derive_layer_work(m, s_.strategy, axes_, pass, true), decode, len, 1.0 - dense_fraction);
+    for (const bool moe_layer : {false, true}) {
+        const double fraction = moe_layer ? 1.0 - dense_fraction : dense_fraction;
+        if (fraction <= 0 || (moe_layer && !m.moe)) continue;
+        const LayerWork work = derive_layer_work(m, s_.strategy, axes_, pass, moe_layer);
+        add_layer(c, work, decode, len, fraction);
+        if (!held_bytes_[moe_layer]) held_bytes_[moe_layer] = held_bytes(work);
+    }
     return c;
 }
 
@@ -191,9 +201,8 @@ double ChipModel::held_bytes(const LayerWork& work) const {
 
 double ChipModel::weights_bytes(double draft_modules) const {
     const ModelSpec& m = s_.model;
-    const MicroBatch pass;  // what a chip holds does not depend on the tokens
-    const double dense = m.dense_layers() > 0 ? held_bytes(derive_layer_work(m, s_.strategy, axes_, pass, false)) : 0.0;
-    const double moe = m.moe ? held_bytes(derive_layer_work(m, s_.strategy, axes_, pass, true)) : 0.0;
+    if ((m.dense_layers() > 0 && !held_bytes_[0]) || (m.moe && !held_bytes_[1])) (void)layer(true, 1, 1);
+    const double dense = held_bytes_[0].value_or(0.0), moe = held_bytes_[1].value_or(0.0);
     // The input embedding and the output head, one of them where they are tied: a stage holds its share.
     const double head = derive_output_work(m, s_.strategy, axes_, 1.0).logits.weight_elements;
     const double vocabulary = (m.tied_embeddings ? 1.0 : 2.0) * head * bytes_per_element(kUnquantised);
