@@ -42,6 +42,15 @@ for s in cv["slices"]:
               (s["key"], s["count"], 100 * s["signed_median_error"], 100 * min(errors), 100 * max(errors)))
 '
 summary tests/data/runs/published-runs-dev.json train "training, dev set"
+# Runs that are their source's only record: nothing is fitted on them, and --cross-validate cannot hold them out by source.
+"$build/ridgeline" validate tests/data/runs/published-runs-single-source.json --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+s = d["summary"]
+print("single-source runs, never fitted on: %d records, median |error| %.1f%%" % (s["count"], 100 * s["median_abs_error"]))
+for r in d["records"]:
+    print("  %s (%s): %+.1f%%" % (r["id"], r["source"], 100 * r["error"]))
+'
 summary tests/data/runs/published-serve-records.json serve "serving records"
 # Serve's throughput intervals: drawn from these runs' errors (nothing is fitted on them), and their coverage.
 "$build/ridgeline" validate tests/data/runs/published-serve-records.json --cross-validate --json | python3 -c '

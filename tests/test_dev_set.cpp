@@ -5,6 +5,8 @@
 
 #include <cctype>
 #include <cmath>
+#include <filesystem>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -75,4 +77,33 @@ TEST_CASE("dev set: a record whose software note says Megatron-DeepSpeed names t
         ++checked;
     }
     CHECK(checked >= 11);  // BLOOM's eight and MT-NLG's three
+}
+
+TEST_CASE("single-source runs: out of sample by construction, each modelled, and refused by --cross-validate") {
+    // Published runs that are the only record of their source cannot be held out by source, so they live
+    // in their own file, which nothing fits on: none of their sources may appear in the dev set.
+    const std::filesystem::path file = ridgeline::test::data_file("runs/published-runs-single-source.json");
+    const nlohmann::json singles = ridgeline::test::read_json(file);
+    std::set<std::string> dev_sources, single_sources;
+    for (const auto& r : dev_set().at("records")) dev_sources.insert(r.at("source").at("key").get<std::string>());
+    for (const auto& r : singles.at("records")) {
+        const std::string key = r.at("source").at("key");
+        INFO(r.at("id").get<std::string>());
+        CHECK(dev_sources.count(key) == 0);
+        CHECK(single_sources.insert(key).second);  // one record a source, or it belongs in the dev set
+        const auto& m = r.at("measured");
+        const auto& w = r.at("workload");
+        CHECK(std::abs(value(m, "tokens_per_s") * value(m, "step_time_s") / w.at("global_batch_tokens").get<double>() - 1.0) < 0.01);
+    }
+    CHECK(single_sources.size() >= 3);
+    const auto result = ridgeline::test::run_ridgeline("validate " + file.string() + " --json");
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    const nlohmann::json doc = nlohmann::json::parse(result.out);
+    int modelled = 0;
+    for (const auto& r : doc.at("records")) modelled += r.at("status") == "ok" && std::isfinite(r.at("error").get<double>());
+    CHECK(modelled == static_cast<int>(singles.at("records").size()));
+    const auto cv = ridgeline::test::run_ridgeline("validate " + file.string() + " --cross-validate");
+    CHECK(cv.exit_code == 2);
+    CHECK(cv.err.find("single record") != std::string::npos);
 }
