@@ -5,7 +5,8 @@ keeping only what lowers the cross-validated error.
 The fitter is the binary's (`ridgeline validate RUNS --cross-validate`, src/validation/stack_fit.cpp):
 a coordinate descent over bounded grids of median |error| + 0.5 x p90 |error|, refitted with each
 source left out. Parameters are held at no overhead one at a time, in every fit (`--hold`) or only
-in the pooled fits that price a stack from other stacks' records (`--hold-pooled`), the hold that
+in the fit pooled across families that prices a stack whose family has too few records
+(`--hold-pooled`; a family's fit frees what a stack's own would), the hold that
 lowers the cross-validated score most first, until any other would raise it: a parameter is kept
 only where fitting it lowers the held-out error. The holds go to accuracy/fit-policy.json, and the
 final fit under them is what is written: a stack with records of its own gets its own fit, one without gets its family's pooled
@@ -54,7 +55,7 @@ def main():
                         help="skip the elimination: refit under accuracy/fit-policy.json's holds")
     args = parser.parse_args()
 
-    # Backward elimination: each step holds the parameter, in the pooled fits only or in every fit,
+    # Backward elimination: each step holds the parameter, in the fit pooled across families only or in every fit,
     # whose holding lowers the cross-validated score most, until any further hold would raise it.
     hold, scores = {"held": [], "held_when_pooled": []}, {}
     if args.keep_policy:
@@ -76,6 +77,10 @@ def main():
             for scope in scopes:
                 trial = {k: [p for p in v if p != name] for k, v in hold.items()}
                 trial[scope] = trial[scope] + [name]
+                # No optimistic default: the fit pooled across families, which prices a stack with no
+                # records of its own or its family's, keeps at least one parameter (never zero overhead).
+                if set(trial["held"]) | set(trial["held_when_pooled"]) >= set(PARAMS):
+                    continue
                 score, _ = cross_validate(args.ridgeline, args.runs, trial)
                 print("  %s %s: %.4f" % (scope, name, score), flush=True)
                 trials.append((score, name, scope, trial))
@@ -95,14 +100,15 @@ def main():
         percent(in_sample["median_abs_error"]), percent(in_sample["p90_abs_error"]))
     print(summary)
     held_text = "; held at no overhead (fitting them did not lower the cross-validated error): " + ", ".join(held) if held else ""
-    pooled_text = ("; a stack's own records only (pooled over other stacks they raised the cross-validated error): " +
+    pooled_text = ("; a stack's or its family's records only (pooled across families they raised the cross-validated error): " +
                    ", ".join(hold["held_when_pooled"])) if hold["held_when_pooled"] else ""
 
     if args.write and not args.keep_policy:
         with open(os.path.join(ROOT, "accuracy", "fit-policy.json"), "w") as f:
             json.dump({"schema": "ridgeline.fit-policy/1",
                        "origin": "scripts/fit_stacks.py on %s, %s: backward elimination of the stack parameters on the "
-                                 "cross-validated (leave one source out) score, median + 0.5 x p90 |error|" % (runs, today),
+                                 "cross-validated (leave one source out) score, median + 0.5 x p90 |error|; a hold that would leave "
+                                 "the fit pooled across families nothing to fit is not tried" % (runs, today),
                        "held": hold["held"], "held_when_pooled": hold["held_when_pooled"], "scores": scores}, f, indent=2)
             f.write("\n")
 
@@ -132,7 +138,7 @@ def main():
         if pooled:
             fitted["pooled"] = pooled
         for p in PARAMS:
-            value = fit[p] if p not in held and not (pooled and p in hold["held_when_pooled"]) else NEUTRAL[p]
+            value = fit[p] if p not in held and not (pooled == "all" and p in hold["held_when_pooled"]) else NEUTRAL[p]
             if p == "sharded_comm_efficiency" and value == 1.0:
                 continue
             fitted[p] = round(value, 4)

@@ -147,6 +147,26 @@ TEST_CASE("cross-validation: each source is predicted by fits that never saw it,
     CHECK(cv.at("fits").contains("megatron-deepspeed"));
 }
 
+TEST_CASE("cross-validation: a family's fit frees what a stack's own does, and only the pool across families holds more") {
+    const std::string tables = dev_subset("narayanan-family", [](const nlohmann::json& r) {
+        return r.at("source").at("key").get<std::string>().rfind("narayanan2021", 0) == 0;
+    });
+    const auto result = test::run_ridgeline("validate " + tables + " --cross-validate --hold none --hold-pooled layer_overhead_fraction --json");
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    const nlohmann::json cv = nlohmann::json::parse(result.out).at("cross_validation");
+    // The megatron family's records here are exactly megatron-lm-2021's 16: fitted on the same records
+    // under the same holds, the family's fit is the stack's own, per-layer overhead included.
+    const auto& own = cv.at("fits").at("megatron-lm-2021");
+    const auto& family = cv.at("family_fits").at("megatron");
+    CHECK(family.at("records") == own.at("records"));
+    CHECK(own.at("layer_overhead_fraction").get<double>() > 0.0);
+    CHECK(family.at("layer_overhead_fraction").get<double>() == doctest::Approx(own.at("layer_overhead_fraction").get<double>()));
+    // The pool of all 22 records (both families) holds it, as asked.
+    CHECK(cv.at("pooled").at("records") == 22);
+    CHECK(cv.at("pooled").at("layer_overhead_fraction").get<double>() == 0.0);
+}
+
 TEST_CASE("cross-validation: the dev set's held-out accuracy, its intervals' coverage and the shipped residuals") {
     if (!kWholeDevSet) return;
     const nlohmann::json& cv = dev_cross_validation();
@@ -161,13 +181,14 @@ TEST_CASE("cross-validation: the dev set's held-out accuracy, its intervals' cov
     // Out of sample is never better than in sample on the same records.
     CHECK(median >= cv.at("in_sample").at("median_abs_error").get<double>());
     CHECK(p90 >= cv.at("in_sample").at("p90_abs_error").get<double>());
-    // Where it stands (2026-11-29, 352 records with GLM-130B, DeepSeek-V3 and Pythia: 7.9%, 22.7%; 340
+    // Where it stands (2026-11-29, family fits freeing what a stack's own fit frees: 7.7%, 21.7%; 352
+    // records with GLM-130B, DeepSeek-V3 and Pythia: 7.9%, 22.7%; 340
     // records: 7.8%, 22.3%, TPU ranks waiting for no straggler; 2026-11-28: 7.7%,
     // 22.6%, with the attention ramp at s / cp; before it 8.6%,
     // 22.7%; before MT-NLG's framework was corrected 8.7%, 23.3%; 332 records: 9.2%, 24.4%; 2026-11-27, 306
     // records: 9.1%, 24.1%): the issue's median (8%) is reached, its p90 (20%) not yet; these hold it.
     CHECK(median <= 0.08);
-    CHECK(p90 <= 0.23);
+    CHECK(p90 <= 0.22);
     // The held-out TPU runs, priced from GPU stacks' pooled fit: signed median +3.7% with a deterministic chip's
     // ranks waiting for no straggler, -13.2% while they waited as GPUs' do (the issue asks +-3% per slice).
     int tpu_slices = 0;
@@ -215,6 +236,7 @@ TEST_CASE("cross-validation: a stack without records runs at its family's or the
         CHECK(fitted.at("layer_overhead_fraction").get<double>() == doctest::Approx(fit.at("layer_overhead_fraction").get<double>()));
         CHECK(fitted.at("per_step_overhead_s").get<double>() == doctest::Approx(fit.at("per_step_overhead_s").get<double>()));
         CHECK(fitted.at("rank_time_cv").get<double>() == doctest::Approx(fit.at("rank_time_cv").get<double>()));
+        CHECK(fitted.value("sharded_comm_efficiency", 1.0) == doctest::Approx(fit.at("sharded_comm_efficiency").get<double>()));
         // Not the zero overhead of a stack nobody measured.
         CHECK(fitted.at("per_step_overhead_s").get<double>() + fitted.at("layer_overhead_fraction").get<double>() +
                   fitted.at("rank_time_cv").get<double>() > 0.0);

@@ -18,10 +18,10 @@ namespace ridgeline {
 
 // The stack parameters the fits hold at no overhead because fitting them raised the cross-validated
 // error (accuracy/fit-policy.json, ridgeline.fit-policy/1, written by scripts/fit_stacks.py): in
-// every fit, or in the pooled fits only; none where the data folder has no such file.
+// every fit, or in the fit pooled across families only; none where the data folder has no such file.
 struct FitPolicy {
     std::vector<std::string> held;              // in every fit
-    std::vector<std::string> held_when_pooled;  // in the pooled fits only (a stack's own fit keeps them)
+    std::vector<std::string> held_when_pooled;  // in the fit pooled across families only (own and family fits keep them)
 };
 [[nodiscard]] FitPolicy load_fit_policy(const std::filesystem::path& data_dir);
 [[nodiscard]] bool is_stack_parameter(const std::string& name);

@@ -41,8 +41,8 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
                   "what fitting each earns out of sample")
         ->check(CLI::IsMember({"none", "per_step_overhead_s", "layer_overhead_fraction", "rank_time_cv", "sharded_comm_efficiency"}));
     c->add_option("--hold-pooled", f->hold_pooled,
-                  "with --cross-validate: fit this stack parameter on a stack's own records only, never in the pooled fits that "
-                  "price a stack from others' (repeatable; none: pool them all), in place of accuracy/fit-policy.json's list")
+                  "with --cross-validate: fit this stack parameter on a stack's or its family's records only, never in the fit pooled "
+                  "across families (repeatable; none: pool them all), in place of accuracy/fit-policy.json's list")
         ->check(CLI::IsMember({"none", "per_step_overhead_s", "layer_overhead_fraction", "rank_time_cv", "sharded_comm_efficiency"}));
     c->add_option("--source", f->source, "only records whose source key contains this text");
     c->add_option("--threads", f->threads, "search threads (default: all cores)")->check(CLI::Range(1U, 1024U));
@@ -73,7 +73,7 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
             const auto count = [](const std::set<std::string>& names) { return std::to_string(names.size()); };
             const std::string how = cv->serving ? "serving records, nothing fitted on them"
                                                 : count(outcome.held.everywhere) + " parameter(s) held in every fit, " +
-                                                      count(outcome.held.when_pooled) + " in the pooled fits only";
+                                                      count(outcome.held.when_pooled) + " in the fit pooled across families only";
             io::write_file_atomically(f->residuals_out, report::residuals_file_json(*cv, "ridgeline validate " + f->file + " --cross-validate: " + how));
         }
         const std::string json = f->json || f->html.wanted() ? report::validation_json(outcome.result, cv ? &*cv : nullptr) : "";

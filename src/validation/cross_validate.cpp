@@ -88,23 +88,25 @@ RunKind run_kind(const FitCase& c, const std::string& params) {
 }
 
 // The parameters a stack gets from the records at hand: its own fit with enough records, else the
-// pooled fit of its family's other stacks, else the pooled fit of all records. Never zero overhead.
+// fit of its family's other stacks, else the pooled fit of all records. Never zero overhead. A
+// family shares its code base, so its fit frees what a stack's own fit would; only the pool across
+// families holds the policy's `when_pooled` parameters.
 class FitLadder {
 public:
     FitLadder(std::vector<FitCase*> cases, const HeldParameters& held)
-        : cases_(std::move(cases)), own_held_(held.everywhere), pooled_held_(held.everywhere) {
+        : cases_(std::move(cases)), held_(held.everywhere), pooled_held_(held.everywhere) {
         pooled_held_.insert(held.when_pooled.begin(), held.when_pooled.end());
     }
     std::pair<StackParams, std::string> params_for(const std::string& stack, const std::string& family) {
         const auto own = select(cases_, [&](const FitCase& c) { return c.stack == stack; });
         if (static_cast<int>(own.size()) >= kMinFitRecords) {
-            if (!own_.count(stack)) own_[stack] = fit_stack(own, kNeutral, own_held_);
+            if (!own_.count(stack)) own_[stack] = fit_stack(own, kNeutral, held_);
             return {own_[stack].params, "own"};
         }
         const auto kin = select(cases_, [&](const FitCase& c) { return c.stack != stack && c.scenario.stack.family == family; });
         if (static_cast<int>(kin.size()) >= kMinFitRecords) {
             const std::string key = family + " without " + stack;
-            if (!family_.count(key)) family_[key] = fit_stack(kin, kNeutral, pooled_held_);
+            if (!family_.count(key)) family_[key] = fit_stack(kin, kNeutral, held_);
             return {family_[key].params, "family"};
         }
         return {pooled().params, "pooled"};
@@ -121,7 +123,7 @@ public:
         for (const FitCase* c : cases_) families.insert(c->scenario.stack.family);
         for (const std::string& family : families) {
             const auto kin = select(cases_, [&](const FitCase& c) { return c.scenario.stack.family == family; });
-            if (static_cast<int>(kin.size()) >= kMinFitRecords) fits[family] = fit_stack(kin, kNeutral, pooled_held_);
+            if (static_cast<int>(kin.size()) >= kMinFitRecords) fits[family] = fit_stack(kin, kNeutral, held_);
         }
         return fits;
     }
@@ -129,7 +131,7 @@ public:
 
 private:
     std::vector<FitCase*> cases_;
-    std::set<std::string> own_held_, pooled_held_;
+    std::set<std::string> held_, pooled_held_;
     std::map<std::string, StackFit> own_, family_;
     std::optional<StackFit> pooled_;
 };
