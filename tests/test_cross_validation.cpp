@@ -54,6 +54,11 @@ std::string dev_subset(const std::string& name, const std::function<bool(const n
     return path.string();
 }
 
+// Narayanan et al.'s two tables (Megatron-LM in both, DeepSpeed's ZeRO-3 in Table 2 only).
+std::string narayanan_tables(const std::string& name) {
+    return dev_subset(name, [](const nlohmann::json& r) { return r.at("source").at("key").get<std::string>().rfind("narayanan2021", 0) == 0; });
+}
+
 Residual residual(const std::string& id, const std::string& source, double error, const std::string& stack = "megatron",
                   const std::string& chip = "hopper", std::int64_t chips = 128) {
     return {id, source, RunKind{stack, chip, false, chips, "own"}, error};
@@ -127,9 +132,7 @@ TEST_CASE("cross-validation: each source is predicted by fits that never saw it,
     // which runs on the megatron-deepspeed stack) in Table 2 only. Leaving Table 2 out, Megatron-LM keeps
     // Table 1's 10 records (its own fit) and DeepSpeed has none, nor has its family: the pooled fit of
     // what is left prices it.
-    const std::string tables = dev_subset("narayanan", [](const nlohmann::json& r) {
-        return r.at("source").at("key").get<std::string>().rfind("narayanan2021", 0) == 0;
-    });
+    const std::string tables = narayanan_tables("narayanan");
     const auto result = test::run_ridgeline("validate " + tables + " --cross-validate --json");
     INFO(result.err);
     REQUIRE(result.exit_code == 0);
@@ -148,9 +151,7 @@ TEST_CASE("cross-validation: each source is predicted by fits that never saw it,
 }
 
 TEST_CASE("cross-validation: a family's fit frees what a stack's own does, and only the pool across families holds more") {
-    const std::string tables = dev_subset("narayanan-family", [](const nlohmann::json& r) {
-        return r.at("source").at("key").get<std::string>().rfind("narayanan2021", 0) == 0;
-    });
+    const std::string tables = narayanan_tables("narayanan-family");
     const auto result = test::run_ridgeline("validate " + tables + " --cross-validate --hold none --hold-pooled layer_overhead_fraction --json");
     INFO(result.err);
     REQUIRE(result.exit_code == 0);
