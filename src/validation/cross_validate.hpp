@@ -46,8 +46,8 @@ struct CrossValidation {
 
 // Parameters held at their neutral value (0, or 1 for the sharded share): in every fit, or only in the
 // fit pooled across families that prices a stack whose family has too few records (what one code
-// base's runs show may not carry over to another's; a family's fit is held as a stack's own is). InputError when the records hold fewer than two sources, or a source with
-// a single record.
+// base's runs show may not carry over to another's; a family's fit is held as a stack's own is).
+// InputError when the records hold fewer than two sources, or a source with a single record.
 struct HeldParameters {
     std::set<std::string> everywhere, when_pooled;
 };
