@@ -214,6 +214,17 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
                                                          "narrow --chips, or give a longer --time-limit");
         };
         request.spec.progress = [within_time_limit](double share, std::uint64_t) { within_time_limit(share); };
+        // The JSON when --json or --html asks for it, the table otherwise; --emit writes launch settings instead.
+        const auto print = [&](const std::string& json, const auto& table, const auto& emitted) {
+            f->html.write(json);
+            if (emit) std::cout << emitted();
+            else std::cout << with_settings(applied, f->json, f->json ? json : table()) << "\n";
+        };
+        const bool wants_json = f->json || f->html.wanted();
+        const auto print_scaling = [&](const report::ScalingOutcome& o) {
+            print(wants_json ? report::scaling_json(o) : "", [&o] { return report::scaling_table(o); },
+                  [&] { return emit_chosen(*emit, o, f->emit.top); });
+        };
         if (f->deadline_days > 0) {
             if (c->count("--train-tokens") == 0) throw InputError("--deadline-days", "", "needs --train-tokens: the tokens to train by then");
             ProgressLine line(f->progress);
@@ -221,14 +232,7 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
                 line.step("deadline search: " + std::to_string(p.chips) + " chips: " +
                           (p.best ? report::fixed(p.wall_s / 86400.0, 2) + " days" : std::string("nothing fits")));
             };
-            const report::ScalingOutcome deadline = app::search_train_deadline(request, f->deadline_days * 86400.0, progress);
-            const std::string json = f->json || f->html.wanted() ? report::scaling_json(deadline) : "";
-            f->html.write(json);
-            if (emit) {
-                std::cout << emit_chosen(*emit, deadline, f->emit.top);
-                return;
-            }
-            std::cout << with_settings(applied, f->json, f->json ? json : report::scaling_table(deadline)) << "\n";
+            print_scaling(app::search_train_deadline(request, f->deadline_days * 86400.0, progress));
             return;
         }
         if (request.chip_counts.size() == 1) {
@@ -240,23 +244,11 @@ void add_search_train_command(CLI::App& search, const GlobalOptions& options) {
             const report::TrainSearchOutcome outcome = app::search_train(request, request.chip_counts.front());
             request.spec.progress = nullptr;
             line.finish();
-            const std::string json = f->json || f->html.wanted() ? report::train_search_json(outcome) : "";
-            f->html.write(json);
-            if (emit) {
-                std::cout << emit_plans(*emit, outcome.top, f->emit.top);
-                return;
-            }
-            std::cout << with_settings(applied, f->json, f->json ? json : report::train_search_table(outcome)) << "\n";
+            print(wants_json ? report::train_search_json(outcome) : "", [&] { return report::train_search_table(outcome); },
+                  [&] { return emit_plans(*emit, outcome.top, f->emit.top); });
             return;
         }
-        const report::ScalingOutcome scaling = app::search_train_scaling(request);
-        const std::string json = f->json || f->html.wanted() ? report::scaling_json(scaling) : "";
-        f->html.write(json);
-        if (emit) {
-            std::cout << emit_chosen(*emit, scaling, f->emit.top);
-            return;
-        }
-        std::cout << with_settings(applied, f->json, f->json ? json : report::scaling_table(scaling)) << "\n";
+        print_scaling(app::search_train_scaling(request));
     });
 }
 

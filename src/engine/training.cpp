@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "collective/collective_memo.hpp"
 #include "collective/link_bytes.hpp"
@@ -184,18 +185,16 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     const LayerTime moe = time_layer(moe_work);
     const auto mix = [&](auto field) { return (1.0 - moe_fraction) * field(dense) + moe_fraction * field(moe); };
 
-    l.matmul_fwd_s = mix([](const LayerTime& t) { return t.matmul_fwd; });
-    l.attention_fwd_s = mix([](const LayerTime& t) { return t.attention_fwd; });
-    l.elementwise_fwd_s = mix([](const LayerTime& t) { return t.elementwise_fwd; });
-    l.launches_fwd_s = mix([](const LayerTime& t) { return t.launches_fwd; });
-    l.matmul_bwd_s = mix([](const LayerTime& t) { return t.matmul_bwd; });
-    l.attention_bwd_s = mix([](const LayerTime& t) { return t.attention_bwd; });
-    l.elementwise_bwd_s = mix([](const LayerTime& t) { return t.elementwise_bwd; });
-    l.launches_bwd_s = mix([](const LayerTime& t) { return t.launches_bwd; });
-    l.norm_fwd_s = mix([](const LayerTime& t) { return t.norm_fwd; });
-    l.activation_fwd_s = mix([](const LayerTime& t) { return t.activation_fwd; });
-    l.mlp_up_fwd_s = mix([](const LayerTime& t) { return t.mlp_up_fwd; });
-    l.mla_up_fwd_s = mix([](const LayerTime& t) { return t.mla_up_fwd; });
+    using Cost = double LayoutCosts::*;
+    using Time = double LayerTime::*;
+    static constexpr std::pair<Cost, Time> kKernelParts[] = {
+        {&LayoutCosts::matmul_fwd_s, &LayerTime::matmul_fwd}, {&LayoutCosts::matmul_bwd_s, &LayerTime::matmul_bwd},
+        {&LayoutCosts::attention_fwd_s, &LayerTime::attention_fwd}, {&LayoutCosts::attention_bwd_s, &LayerTime::attention_bwd},
+        {&LayoutCosts::elementwise_fwd_s, &LayerTime::elementwise_fwd}, {&LayoutCosts::elementwise_bwd_s, &LayerTime::elementwise_bwd},
+        {&LayoutCosts::launches_fwd_s, &LayerTime::launches_fwd}, {&LayoutCosts::launches_bwd_s, &LayerTime::launches_bwd},
+        {&LayoutCosts::norm_fwd_s, &LayerTime::norm_fwd}, {&LayoutCosts::activation_fwd_s, &LayerTime::activation_fwd},
+        {&LayoutCosts::mlp_up_fwd_s, &LayerTime::mlp_up_fwd}, {&LayoutCosts::mla_up_fwd_s, &LayerTime::mla_up_fwd}};
+    for (const auto& [cost, time] : kKernelParts) l.*cost = mix([time](const LayerTime& t) { return t.*time; });
     l.tensor_comm_fwd_s = mix([](const LayerTime& t) { return t.comm_fwd.tensor; });
     l.tensor_comm_bwd_s = mix([](const LayerTime& t) { return t.comm_bwd.tensor; });
     l.context_comm_fwd_s = mix([](const LayerTime& t) { return t.comm_fwd.context; });

@@ -188,6 +188,12 @@ const nlohmann::json& JsonObject::require(const std::string& key) {
 
 void JsonObject::allow(const std::string& key) { seen_.insert(key); }
 
+bool JsonObject::skipped(const std::string& key, bool null_is_absent) {
+    const bool absent = !has(key) || (null_is_absent && (*value_)[key].is_null());
+    if (absent) allow(key);
+    return absent;
+}
+
 std::vector<std::string> JsonObject::keys() const {
     std::vector<std::string> result;
     for (const auto& item : value_->items()) result.push_back(item.key());
@@ -210,10 +216,7 @@ std::string JsonObject::one_line(std::string text, const std::string& key) const
 }
 
 std::optional<std::string> JsonObject::optional_string(const std::string& key) {
-    if (!has(key) || (*value_)[key].is_null()) {
-        allow(key);
-        return std::nullopt;
-    }
+    if (skipped(key, true)) return std::nullopt;
     return string(key);
 }
 
@@ -229,10 +232,7 @@ std::vector<std::string> JsonObject::string_list(const std::string& key) {
 }
 
 bool JsonObject::boolean(const std::string& key, bool fallback) {
-    if (!has(key)) {
-        allow(key);
-        return fallback;
-    }
+    if (skipped(key, false)) return fallback;
     const auto& value = require(key);
     if (!value.is_boolean()) fail(key, "expected true or false, found " + type_name(value));
     return value.get<bool>();
@@ -254,18 +254,12 @@ std::int64_t JsonObject::positive_int(const std::string& key) {
 }
 
 std::optional<std::int64_t> JsonObject::optional_positive_int(const std::string& key) {
-    if (!has(key) || (*value_)[key].is_null()) {
-        allow(key);
-        return std::nullopt;
-    }
+    if (skipped(key, true)) return std::nullopt;
     return positive_int(key);
 }
 
 std::int64_t JsonObject::non_negative_int(const std::string& key, std::int64_t fallback) {
-    if (!has(key) || (*value_)[key].is_null()) {
-        allow(key);
-        return fallback;
-    }
+    if (skipped(key, true)) return fallback;
     const std::int64_t number = to_int(require(key), key);
     if (number < 0) fail(key, "expected a whole number >= 0, found " + std::to_string(number));
     return number;
@@ -325,10 +319,7 @@ double JsonObject::sourced_positive_number(const std::string& key) {
 }
 
 std::optional<double> JsonObject::optional_sourced_positive_number(const std::string& key) {
-    if (!has(key)) {
-        allow(key);
-        return std::nullopt;
-    }
+    if (skipped(key, false)) return std::nullopt;
     return sourced_positive_number(key);
 }
 
@@ -343,10 +334,7 @@ double JsonObject::sourced_in(const std::string& key, const PhysicalRange& range
 }
 
 std::optional<double> JsonObject::optional_sourced_in(const std::string& key, const PhysicalRange& range) {
-    if (!has(key)) {
-        allow(key);
-        return std::nullopt;
-    }
+    if (skipped(key, false)) return std::nullopt;
     return sourced_in(key, range);
 }
 
@@ -355,10 +343,7 @@ JsonObject JsonObject::object(const std::string& key) {
 }
 
 std::optional<JsonObject> JsonObject::optional_object(const std::string& key) {
-    if (!has(key) || (*value_)[key].is_null()) {
-        allow(key);
-        return std::nullopt;
-    }
+    if (skipped(key, true)) return std::nullopt;
     return object(key);
 }
 

@@ -77,6 +77,8 @@ public:
 
 private:
     const nlohmann::json& require(const std::string& key);
+    // An optional field left out (or null, where that means the same): marked as read, true.
+    bool skipped(const std::string& key, bool null_is_absent);
     std::int64_t to_int(const nlohmann::json& value, const std::string& key) const;
     std::string one_line(std::string text, const std::string& key) const;
 

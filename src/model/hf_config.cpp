@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -120,13 +121,14 @@ void read_architecture(Config& c, const Family& family, ModelSpec& model, Notes&
     if (family.mtp) model.mtp_depth = c.count("num_nextn_predict_layers", 0);
     read_window(c, family, model, notes, names);
     read_uncosted(c, family, model, notes);
-    names.n_heads = c.name("num_attention_heads");
-    names.n_kv_heads = c.name("num_key_value_heads");
-    names.n_layers = c.name("num_hidden_layers");
-    names.d_model = c.name("hidden_size");
-    names.d_ff = c.name("intermediate_size");
-    names.vocab_size = c.name("vocab_size");
-    names.mtp_depth = c.name("num_nextn_predict_layers");
+    // Errors name the config's own keys.
+    using Name = std::string ModelFieldNames::*;
+    for (const auto& [name, key] : {std::pair<Name, const char*>{&ModelFieldNames::n_heads, "num_attention_heads"},
+                                    {&ModelFieldNames::n_kv_heads, "num_key_value_heads"},
+                                    {&ModelFieldNames::n_layers, "num_hidden_layers"}, {&ModelFieldNames::d_model, "hidden_size"},
+                                    {&ModelFieldNames::d_ff, "intermediate_size"}, {&ModelFieldNames::vocab_size, "vocab_size"},
+                                    {&ModelFieldNames::mtp_depth, "num_nextn_predict_layers"}})
+        names.*name = c.name(key);
 }
 
 std::string describe(const ModelSpec& model, const std::string& type, const Family& family, const Notes& notes) {

@@ -1,5 +1,6 @@
 #include <cmath>
 #include <set>
+#include <utility>
 
 #include "core/error.hpp"
 #include "inference/percentiles.hpp"
@@ -267,12 +268,13 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
     r.precision = f.choice("precision", {"bf16", "fp16", "fp8"});
     {
         Fields m = f.object("measured");
-        r.tokens_per_s = m.measured("tokens_per_s");
-        r.step_time_s = m.measured("step_time_s");
-        r.mfu = m.measured("mfu");
-        r.tflops_per_device = m.measured("tflops_per_device");
-        r.peak_memory_bytes = m.measured("peak_memory_bytes");
-        r.output_tokens_per_s = m.measured("output_tokens_per_s");
+        using Figure = std::optional<double> RunRecord::*;
+        for (const auto& [key, figure] : {std::pair<const char*, Figure>{"tokens_per_s", &RunRecord::tokens_per_s},
+                                          {"step_time_s", &RunRecord::step_time_s}, {"mfu", &RunRecord::mfu},
+                                          {"tflops_per_device", &RunRecord::tflops_per_device},
+                                          {"peak_memory_bytes", &RunRecord::peak_memory_bytes},
+                                          {"output_tokens_per_s", &RunRecord::output_tokens_per_s}})
+            r.*figure = m.measured(key);
         r.ttft_s = m.latency("ttft_s");
         r.itl_s = m.latency("itl_s");
         m.finish();
