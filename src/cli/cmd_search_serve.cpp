@@ -1,11 +1,10 @@
 #include <iostream>
 
-#include "model/plausible_sizes.hpp"
 #include "app/search_serve.hpp"
 #include "cli/commands.hpp"
 #include "cli/emit_flags.hpp"
 #include "cli/html_flag.hpp"
-#include "cli/what_if.hpp"
+#include "cli/served_flags.hpp"
 #include "core/error.hpp"
 #include "emit/emit.hpp"
 #include "io/quantity_text.hpp"
@@ -16,23 +15,19 @@ namespace ridgeline::cli {
 
 void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
     struct Flags {
-        WhatIfFlags what_if;
-        std::string model, hardware, chips = "1..64", objective = "cost";
-        double input_len = 0, output_len = 0, slo_ttft_ms = 0, slo_tpot_ms = 0;
+        ServedFlags served;
+        std::string chips = "1..64", objective = "cost";
+        double slo_ttft_ms = 0, slo_tpot_ms = 0;
         std::size_t top = 10;
         std::int64_t max_batch = 512;
         bool json = false;
         HtmlTarget html;
-        std::string stack;
         EmitFlags emit;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = search.add_subcommand("serve", "the cheapest (or fastest) serving configurations that meet latency SLOs, and the Pareto front");
-    c->add_option("--model", f->model, "model name, model file or HF config.json")->required();
-    c->add_option("--hardware", f->hardware, "system or chip")->required();
+    add_served_flags(*c, f->served);
     c->add_option("--chips", f->chips, "chip count, or a range such as 8..64 (powers of two in it)")->capture_default_str();
-    c->add_option("--input-len", f->input_len, "prompt tokens per request")->required()->check(CLI::Range(1.0, kMaxSequenceTokens));
-    c->add_option("--output-len", f->output_len, "generated tokens per request")->required()->check(CLI::Range(1.0, kMaxSequenceTokens));
     c->add_option("--slo-ttft-ms", f->slo_ttft_ms, "time-to-first-token limit in milliseconds")->required()->check(CLI::Range(1e-6, 1e9));
     c->add_option("--slo-tpot-ms", f->slo_tpot_ms, "time-per-output-token limit in milliseconds")->required()->check(CLI::Range(1e-6, 1e9));
     c->add_option("--objective", f->objective, "cost (per million output tokens) or throughput (tokens/s per chip)")
@@ -40,21 +35,17 @@ void add_search_serve_command(CLI::App& search, const GlobalOptions& options) {
     c->add_option("--top", f->top, "configurations to list")->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{1000}));
     c->add_option("--max-batch", f->max_batch, "largest batch per replica to try (powers of two up to it)")
         ->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{65536}));
-    c->add_option("--stack", f->stack, "serving stack (stacks/*.json; default: vllm on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve-search/1)");
-    add_what_if_flags(*c, f->what_if);
-    add_memory_margin_flag(*c, f->what_if);
     add_emit_flags(*c, f->emit, EmitJob::serving, true);
     add_html_flag(*c, f->html, "the Pareto front meeting the SLO, the chosen configuration");
     c->callback([f, c, &options] {
         const auto emit = emit_spec(*c, f->emit, f->json, options.data_dir);
         f->html.check();
         ServeSearchSpace space;
-        static_cast<ServedModel&>(space) = load_served_model(f->model, f->hardware, options.data_dir, f->stack);
-        const auto applied = apply_what_if(space.hardware, f->what_if);
+        const auto applied = load_served(space, f->served, options.data_dir);
         space.chip_counts = io::parse_count_range(f->chips, "--chips", 1'000'000, kMaxChipCounts);
-        space.input_len = f->input_len;
-        space.output_len = f->output_len;
+        space.input_len = f->served.input_len;
+        space.output_len = f->served.output_len;
         space.slo_ttft_s = f->slo_ttft_ms / 1e3;
         space.slo_tpot_s = f->slo_tpot_ms / 1e3;
         space.objective = f->objective == "cost" ? ServeObjective::cost : ServeObjective::throughput;

@@ -1,11 +1,10 @@
 #include <iostream>
 
 #include "app/serve.hpp"
-#include "model/plausible_sizes.hpp"
 #include "cli/commands.hpp"
 #include "cli/emit_flags.hpp"
 #include "cli/html_flag.hpp"
-#include "cli/what_if.hpp"
+#include "cli/served_flags.hpp"
 #include "cli/operations_flags.hpp"
 #include "core/error.hpp"
 #include "emit/emit.hpp"
@@ -17,11 +16,11 @@ namespace ridgeline::cli {
 
 void add_serve_command(CLI::App& app, const GlobalOptions& options) {
     struct Flags {
-        WhatIfFlags what_if;
-        std::string model, hardware, batch = "1";
+        ServedFlags served;
+        std::string batch = "1";
         std::array<std::string, kServingKnobs.size()> dtypes;  // by row of kServingKnobs
         std::int64_t chips = 1, tp = 1, pp = 1, ep = 1, dp = 0;
-        double input_len = 0, output_len = 0, requests_per_s = 0, acceptance = 0;
+        double requests_per_s = 0, acceptance = 0;
         std::int64_t draft_tokens = 0;
         // Under load: a closed loop of clients, an open loop at a rate, or a trace.
         std::int64_t concurrency = 0, requests = 1000;
@@ -29,19 +28,15 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         std::string trace, engine = "vllm";
         bool json = false;
         HtmlTarget html;
-        std::string stack;
         OperationsFlags power;
         EmitFlags emit;
     };
     auto f = std::make_shared<Flags>();
     CLI::App* c = app.add_subcommand("serve", "time to first token, time per output token, throughput, KV-cache memory and cost of serving");
-    c->add_option("--model", f->model, "model name, model file or HF config.json")->required();
-    c->add_option("--hardware", f->hardware, "system or chip")->required();
+    add_served_flags(*c, f->served);
     c->add_option("--chips", f->chips, "chips in the deployment")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000}));
     c->add_option("--batch", f->batch, "sequences decoded together (whole deployment), or a range such as 1..512 for the latency-throughput curve")
         ->capture_default_str();
-    c->add_option("--input-len", f->input_len, "prompt tokens per request")->required()->check(CLI::Range(1.0, kMaxSequenceTokens));
-    c->add_option("--output-len", f->output_len, "generated tokens per request")->required()->check(CLI::Range(1.0, kMaxSequenceTokens));
     for (std::size_t i = 0; i < kServingKnobs.size(); ++i) {
         const ServingKnob& knob = kServingKnobs[i];
         CLI::Option* option = c->add_option("--" + std::string(knob.flag), f->dtypes[i], knob.help);
@@ -75,19 +70,15 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
     c->add_option("--slo-tpot-ms", f->slo_tpot_ms, "under load: goodput counts requests whose time per output token is within this")
         ->check(CLI::Range(1e-3, 1e9));
     c->add_option("--engine", f->engine, "the serving engine's scheduler under load (engines/*.json; vllm-smaller-gpus on A100s and GPUs under 70 GiB)")->capture_default_str();
-    c->add_option("--stack", f->stack, "serving stack (stacks/*.json; default: vllm on GPUs, maxtext on TPUs)");
     c->add_flag("--json", f->json, "print one JSON document (schema ridgeline.serve/1)");
     add_emit_flags(*c, f->emit, EmitJob::serving, false);
     add_html_flag(*c, f->html, "with a --batch range, the latency-throughput curve and its critical batch");
     add_power_flags(*c, f->power);  // energy per million output tokens
-    add_what_if_flags(*c, f->what_if);
-    add_memory_margin_flag(*c, f->what_if);
     c->callback([f, c, &options] {
         const auto emit = emit_spec(*c, f->emit, f->json, options.data_dir);
         f->html.check();
         ServingSetup setup;
-        static_cast<ServedModel&>(setup) = load_served_model(f->model, f->hardware, options.data_dir, f->stack);
-        const auto applied = apply_what_if(setup.hardware, f->what_if);
+        const auto applied = load_served(setup, f->served, options.data_dir);
         setup.chips = f->chips;
         setup.plan.tp = f->tp;
         setup.plan.pp = f->pp;
@@ -95,8 +86,8 @@ void add_serve_command(CLI::App& app, const GlobalOptions& options) {
         setup.plan.dp = f->dp;
         for (std::size_t i = 0; i < kServingKnobs.size(); ++i)
             if (!f->dtypes[i].empty()) set_serving_dtype(setup.plan, kServingKnobs[i], f->dtypes[i]);
-        setup.input_len = f->input_len;
-        setup.output_len = f->output_len;
+        setup.input_len = f->served.input_len;
+        setup.output_len = f->served.output_len;
         if (f->draft_tokens > 0) {
             if (c->count("--acceptance") == 0) throw InputError(kRequest, "acceptance", "--draft-tokens needs the acceptance rate");
             setup.speculative = {f->draft_tokens, f->acceptance};

@@ -51,7 +51,15 @@ struct SpeculativeDecoding {
     }
 };
 
-struct ServingScenario {
+// What is asked of a deployment: the requests it serves at once and their lengths.
+struct ServingLoad {
+    double batch_seqs = 1;  // sequences decoded together over the whole deployment
+    double input_len = 0;   // prompt tokens per request
+    double output_len = 0;  // generated tokens per request
+    SpeculativeDecoding speculative;
+};
+
+struct ServingScenario : ServingLoad {
     ModelSpec model;
     ChipSpec chip;  // with its efficiencies
     Cluster cluster;
@@ -59,10 +67,6 @@ struct ServingScenario {
     Plan plan;
     Strategy strategy;      // how the plan's axes split the layer (kServingStrategy)
     Stack stack;
-    double batch_seqs = 1;  // sequences decoded together over the whole deployment
-    double input_len = 0;   // prompt tokens per request
-    double output_len = 0;  // generated tokens per request
-    SpeculativeDecoding speculative;
     [[nodiscard]] double batch_per_replica() const { return batch_seqs / static_cast<double>(plan.dp); }
 };
 

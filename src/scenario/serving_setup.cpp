@@ -39,15 +39,12 @@ ServedModel load_served_model(const std::string& model, const std::string& hardw
 ServingScenario build_serving_scenario(const ServingSetup& setup) {
     require_kernel_data(setup.hardware.chip);
     ServingScenario s;
+    static_cast<ServingLoad&>(s) = setup;
     s.model = setup.model;
     s.chip = setup.hardware.chip;
     s.plan = setup.plan;
     s.strategy = setup.strategy;
     s.stack = setup.stack;
-    s.batch_seqs = setup.batch_seqs;
-    s.input_len = setup.input_len;
-    s.output_len = setup.output_len;
-    s.speculative = setup.speculative;
     if (s.speculative.draft_tokens > 0) {
         if (s.speculative.draft_tokens > s.model.mtp_depth)
             throw InputError(kRequest, "draft_tokens", text(s.speculative.draft_tokens) + " drafts need as many prediction modules; " +

@@ -11,13 +11,9 @@
 
 namespace ridgeline {
 
-struct ServingSetup : ServedModel {
+struct ServingSetup : ServedModel, ServingLoad {
     std::int64_t chips = 0;
     Plan plan;  // dp = 0: what the chips leave
-    double batch_seqs = 1;
-    double input_len = 0;
-    double output_len = 0;
-    SpeculativeDecoding speculative;
 };
 
 // The model, the hardware, the serving strategy and the stack by name or file (catalog lookups;
