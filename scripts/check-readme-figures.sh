@@ -11,7 +11,7 @@ moe=$(grep -A2 '^MoE training records:' <<<"$figures")
 scaling=$(grep -A2 '^scaling series' <<<"$figures" || true)
 outside=$(grep "vs OpenXLA's table" <<<"$figures" || true)
 serving=$(grep -A2 '^serving records:' <<<"$figures"; grep '^serving [a-z_]* 90% intervals' <<<"$figures")
-single=$(awk '/^single-source runs/ {on = 1; print; next} on && /^  / {print; next} {on = 0}' <<<"$figures")
+single=$(awk '/^(single-source runs|runs awaiting a stack)/ {on = 1; print; next} on && /^  / {print; next} {on = 0}' <<<"$figures")
 python3 - "$line" "$moe" "$scaling" "$cv" "$outside" "$serving" "$single" <<'PY'
 import re, sys
 match = re.search(r"(\d+) records, median \|error\| ([\d.]+)%, p90 ([\d.]+)%", sys.argv[1])
@@ -40,7 +40,7 @@ serving = sys.argv[6].splitlines()
 if len(serving) < 6:
     sys.exit("readme-figures.sh printed no serving lines: " + sys.argv[6])
 quoted += [" ".join(line.split()) for line in serving]
-# The runs that are their source's only record, never fitted on.
+# The runs that are their source's only record, and those awaiting a stack: never fitted on.
 single = sys.argv[7].splitlines()
 if len(single) < 2:
     sys.exit("readme-figures.sh printed no single-source lines: " + sys.argv[7])

@@ -51,6 +51,17 @@ print("single-source runs, never fitted on: %d records, median |error| %.1f%%" %
 for r in d["records"]:
     print("  %s (%s): %+.1f%%" % (r["id"], r["source"], 100 * r["error"]))
 '
+# Sources that ran code no stack file describes yet: priced on the stack their framework names, nothing fitted on them.
+"$build/ridgeline" validate tests/data/runs/published-runs-awaiting-stack.json --json | python3 -c '
+import json, statistics, sys
+d = json.load(sys.stdin)
+s = d["summary"]
+print("runs awaiting a stack, never fitted on: %d records, median |error| %.1f%%" % (s["count"], 100 * s["median_abs_error"]))
+for source in sorted({r["source"] for r in d["records"]}):
+    errors = [r["error"] for r in d["records"] if r["source"] == source]
+    print("  %s: %d runs, signed median %+.1f%%, from %+.1f%% to %+.1f%%" %
+          (source, len(errors), 100 * statistics.median(errors), 100 * min(errors), 100 * max(errors)))
+'
 summary tests/data/runs/published-serve-records.json serve "serving records"
 # Serve's throughput intervals: drawn from these runs' errors (nothing is fitted on them), and their coverage.
 "$build/ridgeline" validate tests/data/runs/published-serve-records.json --cross-validate --json | python3 -c '
