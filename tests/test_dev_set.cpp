@@ -23,6 +23,17 @@ const nlohmann::json& dev_set() {
 
 double value(const nlohmann::json& measured, const char* key) { return measured.at(key).at("value").get<double>(); }
 
+// How many of a run file's records `validate` models (a finite error, status ok).
+int modelled_records(const std::filesystem::path& file) {
+    const auto result = ridgeline::test::run_ridgeline("validate " + file.string() + " --json");
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    const nlohmann::json doc = nlohmann::json::parse(result.out);
+    int modelled = 0;
+    for (const auto& r : doc.at("records")) modelled += r.at("status") == "ok" && std::isfinite(r.at("error").get<double>());
+    return modelled;
+}
+
 }  // namespace
 
 TEST_CASE("dev set: a training record's step time, throughput and batch agree (tokens/s x step = batch tokens)") {
@@ -96,13 +107,7 @@ TEST_CASE("runs awaiting a stack: out of sample by construction, each modelled, 
     }
     CHECK(per_source.size() >= 2);
     for (const auto& [key, count] : per_source) CHECK_MESSAGE(count >= 2, key);
-    const auto result = ridgeline::test::run_ridgeline("validate " + file.string() + " --json");
-    INFO(result.err);
-    REQUIRE(result.exit_code == 0);
-    const nlohmann::json doc = nlohmann::json::parse(result.out);
-    int modelled = 0;
-    for (const auto& r : doc.at("records")) modelled += r.at("status") == "ok" && std::isfinite(r.at("error").get<double>());
-    CHECK(modelled == static_cast<int>(awaiting.at("records").size()));
+    CHECK(modelled_records(file) == static_cast<int>(awaiting.at("records").size()));
 }
 
 TEST_CASE("single-source runs: out of sample by construction, each modelled, and refused by --cross-validate") {
@@ -122,13 +127,7 @@ TEST_CASE("single-source runs: out of sample by construction, each modelled, and
         CHECK(std::abs(value(m, "tokens_per_s") * value(m, "step_time_s") / w.at("global_batch_tokens").get<double>() - 1.0) < 0.01);
     }
     CHECK(single_sources.size() >= 3);
-    const auto result = ridgeline::test::run_ridgeline("validate " + file.string() + " --json");
-    INFO(result.err);
-    REQUIRE(result.exit_code == 0);
-    const nlohmann::json doc = nlohmann::json::parse(result.out);
-    int modelled = 0;
-    for (const auto& r : doc.at("records")) modelled += r.at("status") == "ok" && std::isfinite(r.at("error").get<double>());
-    CHECK(modelled == static_cast<int>(singles.at("records").size()));
+    CHECK(modelled_records(file) == static_cast<int>(singles.at("records").size()));
     const auto cv = ridgeline::test::run_ridgeline("validate " + file.string() + " --cross-validate");
     CHECK(cv.exit_code == 2);
     CHECK(cv.err.find("single record") != std::string::npos);
