@@ -194,7 +194,7 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
         {&LayoutCosts::launches_fwd_s, &LayerTime::launches_fwd}, {&LayoutCosts::launches_bwd_s, &LayerTime::launches_bwd},
         {&LayoutCosts::norm_fwd_s, &LayerTime::norm_fwd}, {&LayoutCosts::activation_fwd_s, &LayerTime::activation_fwd},
         {&LayoutCosts::mlp_up_fwd_s, &LayerTime::mlp_up_fwd}, {&LayoutCosts::mla_up_fwd_s, &LayerTime::mla_up_fwd}};
-    for (const auto& [cost, time] : kKernelParts) l.*cost = mix([time](const LayerTime& t) { return t.*time; });
+    for (const auto& part : kKernelParts) l.*part.first = mix([time = part.second](const LayerTime& t) { return t.*time; });
     l.tensor_comm_fwd_s = mix([](const LayerTime& t) { return t.comm_fwd.tensor; });
     l.tensor_comm_bwd_s = mix([](const LayerTime& t) { return t.comm_bwd.tensor; });
     l.context_comm_fwd_s = mix([](const LayerTime& t) { return t.comm_fwd.context; });
