@@ -51,6 +51,31 @@ TEST_CASE("a stack's sharded-collective share: gathers and reduce-scatters take 
     CHECK(quarter.matmul_fwd_s == full.matmul_fwd_s);
 }
 
+TEST_CASE("FSDP gathers hidden under compute still hold their SMs: the compute under them runs on the rest") {
+    // 16 SMs of the H100's 132 (h100-sxm.json): the compute under a hidden gather has 116 of them, so it takes
+    // 16 / 116 of the hidden time longer; an exposed gather adds its excess and nothing more.
+    LayoutCosts costs = fsdp16_costs(1.0);
+    REQUIRE(costs.sharded_comm_sm_margin == doctest::Approx(16.0 / 116.0).scale(0).epsilon(1e-12));
+    StepKnobs knobs;
+    knobs.microbatches = 2;
+    StepParts with{}, without{};
+    estimate_step_time(costs, knobs, with);
+    const double margin = costs.sharded_comm_sm_margin;
+    costs.sharded_comm_sm_margin = 0;
+    estimate_step_time(costs, knobs, without);
+    const double hidden = std::min(costs.weight_comm_fwd_s, forward_compute_s(costs)) + std::min(costs.weight_comm_bwd_s, backward_compute_s(costs));
+    REQUIRE(hidden > 0.0);
+    const auto gathers = static_cast<std::size_t>(StepPart::weight_gathers);
+    CHECK(with[gathers] - without[gathers] == doctest::Approx(2.0 * costs.layers_per_stage * margin * hidden).scale(0).epsilon(1e-9));
+    // Without overlap nothing is hidden, so nothing is charged beyond the collectives themselves.
+    knobs.overlap_data_parallel = false;
+    costs.sharded_comm_sm_margin = margin;
+    estimate_step_time(costs, knobs, with);
+    costs.sharded_comm_sm_margin = 0;
+    estimate_step_time(costs, knobs, without);
+    CHECK(with[gathers] == without[gathers]);
+}
+
 TEST_CASE("ZeRO-3 stops scaling past 768 A100s, as Narayanan et al. 2021 Table 2 measured, and PTD-P does not") {
     // Table 2: ZeRO-3 on GPT-3 175B takes 74 days on 768 GPUs and on 1,536 (44 vs 88 TFLOP/s per
     // GPU); PTD-P goes from 43 to 23 days. The records are the table's rows.

@@ -123,8 +123,12 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
                               exposed(l.tensor_comm_bwd_s, matmul_bwd, k.overlap_tensor_parallel) +
                               (k.overlap_tensor_parallel ? l.tp_overlap_sm_s : 0.0);
     const double cp_exposed = exposed(l.context_comm_fwd_s, l.attention_fwd_s, true) + exposed(l.context_comm_bwd_s, attention_bwd, true);
+    // Hidden, the gathers' kernels still hold SMs: the compute under them runs on the rest.
+    const double fsdp_hidden =
+        k.overlap_data_parallel ? std::min(l.weight_comm_fwd_s, compute_fwd) + std::min(l.weight_comm_bwd_s, compute_bwd) : 0.0;
     const double fsdp_exposed = exposed(l.weight_comm_fwd_s, compute_fwd, k.overlap_data_parallel) +
-                                exposed(l.weight_comm_bwd_s, compute_bwd, k.overlap_data_parallel);
+                                exposed(l.weight_comm_bwd_s, compute_bwd, k.overlap_data_parallel) +
+                                l.sharded_comm_sm_margin * fsdp_hidden;
 
     // DualPipe pairs a forward and a backward chunk so that each one's AllToAll runs under the other's compute.
     const bool expert_overlap = k.overlap_expert_parallel || k.schedule == PipelineSchedule::dualpipe;

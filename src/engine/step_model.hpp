@@ -25,6 +25,7 @@ struct LayoutCosts {
     double context_comm_fwd_s = 0, context_comm_bwd_s = 0;
     double expert_comm_s = 0;  // forward and backward
     double expert_comm_sm_share = 0;  // of the chip's SMs the overlapped expert AllToAll holds
+    double sharded_comm_sm_margin = 0;  // a GEMM's extra time per second of FSDP traffic hidden under it
     double weight_comm_fwd_s = 0, weight_comm_bwd_s = 0;
     double gradient_comm_s = 0, gather_comm_s = 0;  // once per step, per layer
     double logits_s = 0;                             // output layer, forward and backward

@@ -248,6 +248,7 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
             const double share = std::min(0.5, comm_sms / sms);
             return share / (1.0 - share);
         };
+        l.sharded_comm_sm_margin = margin(s_.stack.sharded_comm_sms);
         l.tp_overlap_sm_s = mix([](const LayerTime& t) { return t.tp_overlapped_fwd; }) * margin(s_.stack.tp_comm_sms_forward) +
                             mix([](const LayerTime& t) { return t.tp_overlapped_bwd; }) * margin(s_.stack.tp_comm_sms_backward);
     }

@@ -46,6 +46,8 @@ struct Stack {
     // SMs a GEMM leaves to the tensor-parallel collective overlapped with it (--tp-overlap): the
     // row-parallel GEMMs forward, the column-parallel ones backward.
     double tp_comm_sms_forward = 0, tp_comm_sms_backward = 0;
+    // SMs the FSDP / ZeRO-3 gathers and reduce-scatters hold while they run under compute.
+    double sharded_comm_sms = 0;
     // Pipeline sends of activations every tensor rank holds whole go as 1/tp slices, all-gathered
     // over the tensor ranks after (Megatron-LM's scatter/gather optimisation).
     bool pipeline_scatter_gather = false;

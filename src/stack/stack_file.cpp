@@ -52,6 +52,7 @@ Stack load_stack_file(const std::filesystem::path& path) {
     sms("expert_comm_sms", "moe_source", stack.expert_comm_sms);
     sms("tp_comm_sms_forward", "tp_comm_source", stack.tp_comm_sms_forward);
     sms("tp_comm_sms_backward", "tp_comm_source", stack.tp_comm_sms_backward);
+    sms("sharded_comm_sms", "sharded_comm_source", stack.sharded_comm_sms);
     stack.pipeline_scatter_gather = root.boolean("pipeline_scatter_gather", false);
     stack.interleaved_send_overlap = root.boolean("interleaved_send_overlap", false);
     if (stack.pipeline_scatter_gather || stack.interleaved_send_overlap) (void)root.string("pipeline_source");
