@@ -184,8 +184,9 @@ TEST_CASE("cross-validation: the dev set's held-out accuracy, its intervals' cov
     CHECK(p90 >= cv.at("in_sample").at("p90_abs_error").get<double>());
     // Where it stands (2026-11-30: 7.6%, 21.4%, after the DGX Cloud MaxText runs were moved off NeMo's fit
     // (7.7%, 21.5%) and hidden FSDP gathers were charged their SMs; 364 records with IBM's fms-fsdp runs, a
-    // fresh source 4-31% off held out: 7.4%, 21.4%, the elimination rerun keeping its holds; 2026-11-29, the elimination rerun on 355 records, the
-    // pool across families holding the straggler spread: 7.3%, 20.5%; with Nemotron-4 15B: 7.4%, 22.1%, its fresh source 6-15% too
+    // fresh source 4-31% off held out: 7.4%, 21.4%, the elimination rerun keeping its holds; 2026-11-29, the
+    // elimination rerun on 355 records, the pool across families holding the straggler spread: 7.3%, 20.5%;
+    // with Nemotron-4 15B: 7.4%, 22.1%, its fresh source 6-15% too
     // fast held out; family fits freeing what a stack's own fit frees: 7.7%, 21.7%; 352
     // records with GLM-130B, DeepSeek-V3 and Pythia: 7.9%, 22.7%; 340
     // records: 7.8%, 22.3%, TPU ranks waiting for no straggler; 2026-11-28: 7.7%,

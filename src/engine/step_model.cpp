@@ -12,6 +12,9 @@ double exposed(double comm_s, double cover_s, bool overlapped) {
     return overlapped ? std::max(0.0, comm_s - cover_s) : comm_s;
 }
 
+// The part of comm_s that runs under cover_s (its kernels hold SMs the compute beneath them lacks).
+double hidden(double comm_s, double cover_s, bool overlapped) { return overlapped ? std::min(comm_s, cover_s) : 0.0; }
+
 // A rank's once-per-step data-parallel traffic (comm_s in all) under its pass of one micro-batch
 // (pass_s). Interleaved over v model chunks, each chunk's share is reduced as soon as that chunk's
 // last backward is done, and those come p chunk-steps apart (Megatron-Core launches each chunk's
@@ -125,7 +128,7 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     const double cp_exposed = exposed(l.context_comm_fwd_s, l.attention_fwd_s, true) + exposed(l.context_comm_bwd_s, attention_bwd, true);
     // Hidden, the gathers' kernels still hold SMs: the compute under them runs on the rest.
     const double fsdp_hidden =
-        k.overlap_data_parallel ? std::min(l.weight_comm_fwd_s, compute_fwd) + std::min(l.weight_comm_bwd_s, compute_bwd) : 0.0;
+        hidden(l.weight_comm_fwd_s, compute_fwd, k.overlap_data_parallel) + hidden(l.weight_comm_bwd_s, compute_bwd, k.overlap_data_parallel);
     const double fsdp_exposed = exposed(l.weight_comm_fwd_s, compute_fwd, k.overlap_data_parallel) +
                                 exposed(l.weight_comm_bwd_s, compute_bwd, k.overlap_data_parallel) +
                                 l.sharded_comm_sm_margin * fsdp_hidden;
@@ -133,7 +136,7 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     // DualPipe pairs a forward and a backward chunk so that each one's AllToAll runs under the other's compute.
     const bool expert_overlap = k.overlap_expert_parallel || k.schedule == PipelineSchedule::dualpipe;
     // Hidden, its kernels still hold SMs: the compute under it runs on the rest, taking share x its time longer.
-    const double ep_hidden = expert_overlap ? std::min(l.expert_comm_s, compute_fwd + compute_bwd) : 0.0;
+    const double ep_hidden = hidden(l.expert_comm_s, compute_fwd + compute_bwd, expert_overlap);
     const double ep_exposed = exposed(l.expert_comm_s, compute_fwd + compute_bwd, expert_overlap) + l.expert_comm_sm_share * ep_hidden;
 
     const double layers = l.layers_per_stage;
