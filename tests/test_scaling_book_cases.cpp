@@ -361,3 +361,24 @@ TEST_CASE("shipped chips agree with the chip figures the book's cases use") {
     }
     CHECK(compared >= 5);
 }
+
+TEST_CASE("shipped GPUs' SM counts and clocks agree with the book's GPU table") {
+    // The SM count sizes the share a collective's NCCL blocks take from hidden compute
+    // (engine/training.cpp): it must be the chip's, as the book's Part 12 table gives it.
+    const json book = test::read_json(test::data_file("reference/scaling-book-hardware.json")).at("gpu");
+    const std::map<std::string, std::vector<std::string>> chips = {
+        {"A100", {"a100-40gb", "a100-80gb"}}, {"H100", {"h100-sxm"}}, {"B200", {"b200"}}};
+    for (const auto& [name, shipped] : chips) {
+        const json& gpu = book.at(name);
+        for (const std::string& chip_name : shipped) {
+            CAPTURE(chip_name);
+            const Hardware hardware = resolve_hardware(chip_name, test::source_dir());
+            REQUIRE(hardware.chip.vector_unit);
+            CHECK(hardware.chip.vector_unit->units == gpu.at("sms").get<int>());
+            if (gpu.contains("clock_hz") && gpu.at("clock_hz").is_array()) {
+                CHECK(hardware.chip.vector_unit->clock_hz >= gpu.at("clock_hz")[0].get<double>() * 0.99);
+                CHECK(hardware.chip.vector_unit->clock_hz <= gpu.at("clock_hz")[1].get<double>() * 1.01);
+            }
+        }
+    }
+}

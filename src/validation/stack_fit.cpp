@@ -28,8 +28,11 @@ std::vector<double> sharded_share_grid() {
 }
 constexpr int kSeriesMinChipCounts = 3;
 // A per-step cost and a share of each layer's compute are told apart only across steps of
-// different lengths from different models.
+// different lengths from different models: the largest per-step cost tried must move the
+// shortest step's error further than the longest's by twice a good fit's median error, else
+// it only soaks up noise and is carried to shorter steps it never saw.
 constexpr int kMinModelsForStepOverhead = 3;
+constexpr double kMinStepOverheadContrast = 0.1;
 constexpr int kRounds = 3;
 
 double score(const std::vector<FitCase*>& cases, const StackParams& p) {
@@ -97,8 +100,12 @@ StackFit fit_stack(const std::vector<FitCase*>& cases, const StackParams& start,
     std::set<std::string> models;
     std::map<std::string, std::set<std::int64_t>> counts;
     int sharded_measured = 0;
+    double shortest_step_s = 0, longest_step_s = 0;
     for (const FitCase* c : cases) {
         models.insert(c->model);
+        const double step_s = c->tokens_per_step / c->measured_tokens_per_s;
+        shortest_step_s = shortest_step_s > 0 ? std::min(shortest_step_s, step_s) : step_s;
+        longest_step_s = std::max(longest_step_s, step_s);
         // Ranks of a chip with a deterministic step time never wait for one another: no series of it.
         if (!c->scenario.chip.deterministic_step_time) counts[c->source].insert(c->chips);
         sharded_measured += c->shards_on_measured_links;
@@ -123,7 +130,9 @@ StackFit fit_stack(const std::vector<FitCase*>& cases, const StackParams& start,
         fit.fitted.push_back(name);
     };
     add("layer_overhead_fraction", &StackParams::layer_overhead_fraction, layer_share_grid(), true);
-    add("per_step_overhead_s", &StackParams::per_step_overhead_s, kStepOverheadGrid, fit.models >= kMinModelsForStepOverhead);
+    const double step_contrast = kStepOverheadGrid.back() * (1.0 / shortest_step_s - 1.0 / longest_step_s);
+    add("per_step_overhead_s", &StackParams::per_step_overhead_s, kStepOverheadGrid,
+        fit.models >= kMinModelsForStepOverhead && step_contrast >= kMinStepOverheadContrast);
     // A share every sharded plan of the stack pays: from as many records as any fit needs, not one run.
     add("sharded_comm_efficiency", &StackParams::sharded_comm_efficiency, sharded_share_grid(), sharded_measured >= kMinFitRecords);
     if (disabled.count("rank_time_cv")) series.clear();
