@@ -2,12 +2,18 @@
 // chunk at a time when the pipeline is interleaved, and in what precision gradients are reduced.
 #include <doctest/doctest.h>
 
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
 #include "engine/step_model.hpp"
 #include "hardware/catalog.hpp"
 #include "model/model_catalog.hpp"
 #include "scenario/training_setup.hpp"
 #include "stack/stack_file.hpp"
 #include "test_support.hpp"
+#include "validation/run_record.hpp"
+#include "validation/validate.hpp"
 
 using namespace ridgeline;
 using test::component_s;
@@ -87,4 +93,42 @@ TEST_CASE("Megatron-Core r0.8.0 reduces bf16 gradients in fp32: twice the bytes,
     TrainingSetup fp16 = fp32, fp16_plain = bf16;
     fp16.plan.precision = fp16_plain.plan.precision = Dtype::fp16;
     CHECK(sync_s(fp16) == doctest::Approx(sync_s(fp16_plain)).scale(0).epsilon(1e-12));
+}
+
+TEST_CASE("a run record's gradient reduce dtype wins over its stack's, as LLM Foundry's MP Mode column gives it") {
+    // LLM Foundry's tables name Composer's FSDP mixed precision per row: DEFAULT reduces gradients in
+    // fp32, PURE in bf16. Each record carries it, and the model prices what the row ran.
+    const auto dev_set = test::data_file("runs/published-runs-dev.json");
+    const nlohmann::json records = test::read_json(dev_set).at("records");
+    int foundry = 0;
+    for (const auto& r : records) {
+        if (r.at("source").at("key") != "mosaicml_llm_foundry_benchmarks") continue;
+        ++foundry;
+        const bool stated_default = r.at("notes").get<std::string>().find("mixed_precision=DEFAULT") != std::string::npos;
+        CAPTURE(r.at("id"));
+        CHECK(r.at("plan").at("gradient_reduce_dtype") == (stated_default ? "fp32" : "bf16"));
+    }
+    CHECK(foundry == 149);
+    // 30B on 8 A100s under FSDP (a DEFAULT row): in bf16 its gradients move half the bytes, so the
+    // step cannot be slower, and the scenario says which dtype it reduced in.
+    RunRecord fp32;
+    for (const RunRecord& r : load_run_records(dev_set))
+        if (r.id == "mosaic-30b-a100_80gb-8gpu-s512-amp_bf16-mbs12") fp32 = r;
+    REQUIRE(fp32.gradient_reduce_dtype == std::optional<std::string>("fp32"));
+    RunRecord bf16 = fp32;
+    bf16.gradient_reduce_dtype = "bf16";
+    const TrainingScenario wide = record_scenario(fp32, test::source_dir()), narrow = record_scenario(bf16, test::source_dir());
+    CHECK(wide.stack.fp32_gradient_reduction);
+    CHECK_FALSE(narrow.stack.fp32_gradient_reduction);
+    CHECK(simulate_training(wide).step_time_s > simulate_training(narrow).step_time_s);
+    // A dtype it does not know is refused, naming the field.
+    nlohmann::json doc = test::read_json(dev_set);
+    nlohmann::json record = records.at(0);
+    record["plan"]["gradient_reduce_dtype"] = "fp64";
+    doc["records"] = nlohmann::json::array({record});
+    const auto path = test::scratch_dir("gradient_reduce") / "bad.json";
+    std::ofstream(path) << doc.dump();
+    const auto result = test::run_ridgeline("validate " + path.string());
+    CHECK(result.exit_code == 2);
+    CHECK(result.err.find("gradient_reduce_dtype") != std::string::npos);
 }

@@ -45,6 +45,7 @@ struct RunRecord : Degrees {
     std::optional<bool> expert_comm_overlap;     // this project's extension
     std::optional<std::string> kv_cache_dtype;   // this project's extension, serving: bf16 or fp8 (absent: as precision)
     std::optional<std::string> attention_weights_dtype;  // this project's extension, serving: bf16 (absent: as precision)
+    std::optional<std::string> gradient_reduce_dtype;    // this project's extension: fp32 or bf16 (absent: the stack's)
     std::vector<std::string> recompute_modules;  // this project's extension: Megatron-Core's names
     bool pipeline_interleaved = false;           // this project's extension: interleaved, depth not stated (vpp null)
     std::string precision = "bf16";

@@ -232,6 +232,10 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
         r.comm_overlap = p.flag_or_null("comm_overlap");
         if (p.has("moe_dispatcher") && !p.is_null("moe_dispatcher")) r.moe_dispatcher = p.choice("moe_dispatcher", {"alltoall", "deepep"});
         if (p.has("expert_comm_overlap")) r.expert_comm_overlap = p.flag_or_null("expert_comm_overlap");
+        if (p.has("gradient_reduce_dtype") && !p.is_null("gradient_reduce_dtype")) {
+            if (r.kind == "serve") p.fail("gradient_reduce_dtype", "a training record's field; this record serves");
+            r.gradient_reduce_dtype = p.choice("gradient_reduce_dtype", {"fp32", "bf16"});
+        }
         if (p.has("kv_cache_dtype") && !p.is_null("kv_cache_dtype")) {
             if (r.kind != "serve") p.fail("kv_cache_dtype", "a serving record's field; this record trains");
             r.kv_cache_dtype = p.choice("kv_cache_dtype", {"bf16", "fp8"});
