@@ -50,8 +50,9 @@ struct StackFit {
 };
 
 // The same rules as the shipped fits: at least 5 records, a per-step cost only across 3 or more
-// models whose step lengths tell it from a per-layer share (stack_fit.cpp), rank_time_cv on scaling series (a source on 3 or more chip counts), the sharded share only
-// where at least 5 records shard over measured links; coordinate descent on median + 0.5 x p90 |error|.
+// models whose step lengths tell it from a per-layer share (stack_fit.cpp), rank_time_cv on scaling
+// series (a source on 3 or more chip counts), the sharded share only where at least 5 records shard
+// over measured links; coordinate descent on median + 0.5 x p90 |error|.
 inline constexpr int kMinFitRecords = 5;
 // `disabled`: parameter names left at the start's values.
 [[nodiscard]] StackFit fit_stack(const std::vector<FitCase*>& cases, const StackParams& start,
