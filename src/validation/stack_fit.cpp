@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <thread>
 
@@ -100,11 +101,11 @@ StackFit fit_stack(const std::vector<FitCase*>& cases, const StackParams& start,
     std::set<std::string> models;
     std::map<std::string, std::set<std::int64_t>> counts;
     int sharded_measured = 0;
-    double shortest_step_s = 0, longest_step_s = 0;
+    double shortest_step_s = std::numeric_limits<double>::infinity(), longest_step_s = 0;
     for (const FitCase* c : cases) {
         models.insert(c->model);
         const double step_s = c->tokens_per_step / c->measured_tokens_per_s;
-        shortest_step_s = shortest_step_s > 0 ? std::min(shortest_step_s, step_s) : step_s;
+        shortest_step_s = std::min(shortest_step_s, step_s);
         longest_step_s = std::max(longest_step_s, step_s);
         // Ranks of a chip with a deterministic step time never wait for one another: no series of it.
         if (!c->scenario.chip.deterministic_step_time) counts[c->source].insert(c->chips);
