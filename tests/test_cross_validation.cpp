@@ -214,7 +214,9 @@ TEST_CASE("cross-validation: the dev set's held-out accuracy, its intervals' cov
     // Out of sample is never better than in sample on the same records.
     CHECK(median >= cv.at("in_sample").at("median_abs_error").get<double>());
     CHECK(p90 >= cv.at("in_sample").at("p90_abs_error").get<double>());
-    // Where it stands (2026-11-30: 7.7%, 20.7% once LLM Foundry's records reduce gradients as their MP Mode
+    // Where it stands (2026-11-30: 6.8%, 19.7% with LLM Foundry's records keyed by the campaign that published
+    // them, three sources where there was one, and the fit policy rerun, which now holds nothing (6.8%, 20.0%
+    // under the old holds); 7.7%, 20.7% once LLM Foundry's records reduce gradients as their MP Mode
     // says; 7.4%, 21.0% with the A100's SM count and a per-step cost fitted only where
     // the steps can show one; 7.6%, 21.4%, after the DGX Cloud MaxText runs were moved off NeMo's fit
     // (7.7%, 21.5%) and hidden FSDP gathers were charged their SMs; 364 records with IBM's fms-fsdp runs, a
@@ -226,11 +228,24 @@ TEST_CASE("cross-validation: the dev set's held-out accuracy, its intervals' cov
     // records: 7.8%, 22.3%, TPU ranks waiting for no straggler; 2026-11-28: 7.7%,
     // 22.6%, with the attention ramp at s / cp; before it 8.6%,
     // 22.7%; before MT-NLG's framework was corrected 8.7%, 23.3%; 332 records: 9.2%, 24.4%; 2026-11-27, 306
-    // records: 9.1%, 24.1%): the issue's median (8%) is reached, its p90 (20%) not yet; these hold it.
+    // records: 9.1%, 24.1%): the issue's median (8%) and p90 (20%), held here.
     CHECK(median <= 0.08);
-    CHECK(p90 <= 0.22);
-    // The held-out TPU runs, priced from GPU stacks' pooled fit: signed median +2.3% since that fit takes a per-step
-    // cost and no straggler spread, +3.7% with a deterministic chip's
+    CHECK(p90 <= 0.20);
+    // The signed median of every slice of ten runs or more within +-3% (the issue's bound), but for two stack
+    // families not there yet: DeepSpeed's (+5.8%: its ZeRO-3 runs and Pythia too fast held out) and PyTorch
+    // FSDP's (-3.2%: LLM Foundry's long-sequence rows too slow), held within 6% until they are.
+    int slices = 0;
+    for (const auto& slice : cv.at("slices")) {
+        if (slice.at("count").get<int>() < 10 || (slice.at("slice") != "stack" && slice.at("slice") != "chip" && slice.at("slice") != "model"))
+            continue;
+        ++slices;
+        const bool not_yet = slice.at("slice") == "stack" && (slice.at("key") == "deepspeed" || slice.at("key") == "pytorch-fsdp");
+        CAPTURE(slice.at("key"));
+        CHECK(std::abs(slice.at("signed_median_error").get<double>()) <= (not_yet ? 0.06 : 0.03));
+    }
+    CHECK(slices >= 10);
+    // The held-out TPU runs, priced from GPU stacks' pooled fit: signed median +0.2% since that fit frees all four
+    // parameters (2026-11-30), +2.3% while it took a per-step cost and no straggler spread, +3.7% with a deterministic chip's
     // ranks waiting for no straggler, -13.2% while they waited as GPUs' do (the issue asks +-3% per slice).
     int tpu_slices = 0;
     for (const auto& slice : cv.at("slices"))
@@ -432,4 +447,32 @@ TEST_CASE("dev set: a record whose pipeline is interleaved at an unstated depth 
     };
     refused("vpp", 2);
     refused("pp", 1);
+}
+
+// LLM Foundry's benchmark README holds five tables from three campaigns, read from the repository's
+// history (mosaicml/llm-foundry): the A100 40GB rows are unchanged since 300cc5c58 (2023-05-03), bf16
+// with Composer's PURE mixed precision; b2a43a147 (2023-10-19) measured the A100 80GB table again but
+// for its two 70b rows (their numbers and PURE unchanged) and added the two H100 tables, all amp_bf16
+// or amp_fp8 under DEFAULT; 5e85bd62d (2024-01-06) added the
+// '>= 128 GPUs' H100 table. A source is one campaign, as NeMo's releases are, so one held out is
+// predicted by fits that never saw its software or its cluster.
+TEST_CASE("dev set: LLM Foundry's records are keyed by the campaign that published their table") {
+    const nlohmann::json dev_set = test::read_json(kDevSet);
+    std::map<std::string, int> per_campaign;
+    for (const auto& r : dev_set.at("records")) {
+        if (r.at("software").at("framework") != "llm-foundry") continue;
+        const std::string location = r.at("source").at("location").get<std::string>();
+        const bool a100_80gb_70b = location.starts_with("README section 'A100 80GB") && r.at("id").get<std::string>().starts_with("mosaic-70b-");
+        const std::string campaign = location.starts_with("README section 'A100 40GB") || a100_80gb_70b ? "2023-05"
+                                     : location.starts_with("README section 'H100 80GB BF16 (Large Scale")             ? "2024-01"
+                                                                                                      : "2023-10";
+        CAPTURE(r.at("id"));
+        CHECK(r.at("source").at("key") == "mosaicml_llm_foundry_benchmarks_" + campaign);
+        // The 2023-05 campaign ran PURE (gradients reduced in bf16), the later two DEFAULT (fp32).
+        CHECK(r.at("plan").at("gradient_reduce_dtype") == (campaign == "2023-05" ? "bf16" : "fp32"));
+        ++per_campaign[campaign];
+    }
+    // The tables' rows of the 1B model and up, counted in the README at 5e85bd62d: A100 40GB 45; A100 80GB 36
+    // (two of them 70b), H100 BF16 and FP8 together 50; >= 128 GPUs 18.
+    CHECK(per_campaign == std::map<std::string, int>{{"2023-05", 45 + 2}, {"2023-10", 36 - 2 + 50}, {"2024-01", 18}});
 }

@@ -102,7 +102,7 @@ TEST_CASE("a run record's gradient reduce dtype wins over its stack's, as LLM Fo
     const nlohmann::json records = test::read_json(dev_set).at("records");
     int foundry = 0;
     for (const auto& r : records) {
-        if (r.at("source").at("key") != "mosaicml_llm_foundry_benchmarks") continue;
+        if (r.at("software").at("framework") != "llm-foundry") continue;
         ++foundry;
         const bool stated_default = r.at("notes").get<std::string>().find("mixed_precision=DEFAULT") != std::string::npos;
         CAPTURE(r.at("id"));
