@@ -1,14 +1,17 @@
 #include "engine/stragglers.hpp"
 
 #include <cmath>
+#include <unordered_map>
 
 namespace ridgeline {
 
 double expected_max_standard_normal(double n) {
     if (!(n > 1.0)) return 0.0;
-    // The same n recurs for every plan of a search: remember the last one (per thread, no lock).
-    thread_local double last_n = 0, last_value = 0;
-    if (n == last_n) return last_value;
+    // The same few n recur for every plan of a search and every trial of a fit: remember them
+    // (per thread, no lock; a fit's cases cycle through a few dozen chip counts).
+    thread_local std::unordered_map<double, double> known;
+    if (const auto it = known.find(n); it != known.end()) return it->second;
+    if (known.size() >= 4096) known.clear();
     // Trapezoid rule over [-8, 12]: the density n phi Phi^(n-1) is negligible outside it for any n
     // up to 1e12 (its mode is near sqrt(2 ln n) <= 7.4).
     constexpr double kFrom = -8.0, kTo = 12.0, kStep = 1e-3;
@@ -20,9 +23,7 @@ double expected_max_standard_normal(double n) {
         const double density = n * inv_sqrt_2pi * std::exp(-0.5 * x * x + (n - 1.0) * std::log(cdf));
         sum += x * density;
     }
-    last_n = n;
-    last_value = sum * kStep;
-    return last_value;
+    return known[n] = sum * kStep;
 }
 
 double straggler_fraction(double ranks, double rank_time_cv) {
