@@ -453,9 +453,9 @@ TEST_CASE("dev set: a record whose pipeline is interleaved at an unstated depth 
 // history (mosaicml/llm-foundry): the A100 40GB rows are unchanged since 300cc5c58 (2023-05-03), bf16
 // with Composer's PURE mixed precision; b2a43a147 (2023-10-19) measured the A100 80GB table again but
 // for its two 70b rows (their numbers and PURE unchanged) and added the two H100 tables, all amp_bf16
-// or amp_fp8 under DEFAULT; 5e85bd62d (2024-01-06) added the
-// '>= 128 GPUs' H100 table. A source is one campaign, as NeMo's releases are, so one held out is
-// predicted by fits that never saw its software or its cluster.
+// or amp_fp8 under DEFAULT; 5e85bd62d (2024-01-06) added the '>= 128 GPUs' H100 table. A source is
+// one campaign, as NeMo's releases are, so one held out is predicted by fits that never saw its
+// software or its cluster.
 TEST_CASE("dev set: LLM Foundry's records are keyed by the campaign that published their table") {
     const nlohmann::json dev_set = test::read_json(kDevSet);
     std::map<std::string, int> per_campaign;
