@@ -7,10 +7,13 @@ namespace ridgeline {
 
 double expected_max_standard_normal(double n) {
     if (!(n > 1.0)) return 0.0;
-    // The same few n recur for every plan of a search and every trial of a fit: remember them
-    // (per thread, no lock; a fit's cases cycle through a few dozen chip counts).
+    // A search asks for one n plan after plan, a fit's trials cycle through a few dozen chip counts:
+    // remember the last and every one seen (per thread, no lock).
+    thread_local double last_n = 0, last_value = 0;
+    if (n == last_n) return last_value;
     thread_local std::unordered_map<double, double> known;
-    if (const auto it = known.find(n); it != known.end()) return it->second;
+    last_n = n;
+    if (const auto it = known.find(n); it != known.end()) return last_value = it->second;
     if (known.size() >= 4096) known.clear();
     // Trapezoid rule over [-8, 12]: the density n phi Phi^(n-1) is negligible outside it for any n
     // up to 1e12 (its mode is near sqrt(2 ln n) <= 7.4).
@@ -23,7 +26,7 @@ double expected_max_standard_normal(double n) {
         const double density = n * inv_sqrt_2pi * std::exp(-0.5 * x * x + (n - 1.0) * std::log(cdf));
         sum += x * density;
     }
-    return known[n] = sum * kStep;
+    return last_value = known[n] = sum * kStep;
 }
 
 double straggler_fraction(double ranks, double rank_time_cv) {
