@@ -34,8 +34,9 @@ for s in cv["slices"]:
               (s["slice"], s["key"], s["count"], 100 * s["median_abs_error"], 100 * s["p90_abs_error"], 100 * s["signed_median_error"]))
 # The newest sources (the first Blackwell FP8 runs of many models; Megatron-LM 2022; GLM-130B, DeepSeek-V3, the
 # Pythia suite and Nemotron-4 15B, added 2026-11-29; IBM fms-fsdp, 2026-11-30; the three LLM Foundry campaigns, keyed
-# apart 2026-11-30), held out.
-newest = ("korthikanti2022", "glm130b_2022", "deepseek_v3_2024", "pythia_2023", "nemotron4_15b_2024", "ibm_fms_fsdp_2024")
+# apart 2026-11-30; Ai2 OLMo-core, 2026-11-30), held out.
+newest = ("korthikanti2022", "glm130b_2022", "deepseek_v3_2024", "pythia_2023", "nemotron4_15b_2024", "ibm_fms_fsdp_2024",
+          "allenai_olmo_core_readme_2024-11")
 for s in cv["slices"]:
     if s["slice"] == "source" and (s["key"].startswith(("nemo_perf_summary_25", "mosaicml_llm_foundry")) or s["key"] in newest):
         errors = [r["error"] for r in cv["records"] if r["source"] == s["key"]]

@@ -132,3 +132,50 @@ TEST_CASE("single-source runs: out of sample by construction, each modelled, and
     CHECK(cv.exit_code == 2);
     CHECK(cv.err.find("single record") != std::string::npos);
 }
+
+TEST_CASE("dev set: the OLMo-core records are the README rows at its commit, their shapes OLMo-core's llama_like rule") {
+    const nlohmann::json table = ridgeline::test::read_json(ridgeline::test::data_file("runs/tables/olmo-core-readme-e27ba7455.json"));
+    std::map<std::string, const nlohmann::json*> records;  // "7b/bf16" -> record
+    for (const auto& r : dev_set().at("records"))
+        if (r.at("source").at("key") == "allenai_olmo_core_readme_2024-11") {
+            const std::string id = r.at("id");  // olmo-core-<size>-h100-8gpu-s4096-<precision>-<commit>
+            const auto size_end = id.find('-', 10);
+            records[id.substr(10, size_end - 10) + "/" + r.at("precision").get<std::string>()] = &r;
+        }
+    const auto& rows = table.at("rows");
+    REQUIRE(rows.size() == 8);
+    CHECK(records.size() == rows.size());
+    // Padded to a multiple of 128, as TokenizerConfig.padded_vocab_size does.
+    const int vocab = 128 * ((table.at("tokenizer_vocab").get<int>() + 127) / 128);
+    for (const auto& row : rows) {
+        std::string size = row.at("model_size");
+        for (char& c : size) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const std::string key = size + "/" + row.at("precision").get<std::string>();
+        CAPTURE(key);
+        REQUIRE(records.count(key) == 1);
+        const nlohmann::json& r = *records.at(key);
+        const double gpus = r.at("hardware").at("count").get<double>();
+        CHECK(gpus == 8);  // the launch default: one node of eight
+        CHECK(value(r.at("measured"), "tokens_per_s") == row.at("tokens_per_s_per_device").get<double>() * gpus);
+        CHECK(r.at("workload").at("seq_len") == row.at("context_length"));
+        CHECK(r.at("workload").at("micro_batch_seqs") == row.at("rank_microbatch_sequences"));
+        CHECK(r.at("workload").at("global_batch_seqs") == row.at("global_batch_sequences"));
+        CHECK(r.at("plan").at("fsdp") == gpus);
+        CHECK(r.at("plan").at("recompute") == "none");
+        // llama_like: int(8 d / 3), times the multiplier where there is one, rounded up to the multiple.
+        const auto& shape = table.at("shapes").at(row.at("model_size").get<std::string>());
+        const int d_model = shape.at("d_model");
+        int hidden = static_cast<int>(8.0 * d_model / 3.0);
+        if (!shape.at("multiplier").is_null()) hidden = static_cast<int>(shape.at("multiplier").get<double>() * hidden);
+        const int multiple = shape.at("multiple_of");
+        hidden = multiple * ((hidden + multiple - 1) / multiple);
+        const auto& model = r.at("model");
+        CHECK(model.at("d_model") == d_model);
+        CHECK(model.at("layers") == shape.at("layers"));
+        CHECK(model.at("heads") == shape.at("heads"));
+        CHECK(model.at("kv_heads") == shape.at("kv_heads"));
+        CHECK(model.at("d_ff") == hidden);
+        CHECK(model.at("vocab") == vocab);
+        CHECK(model.at("tied_embeddings") == false);
+    }
+}
