@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 figures=$(bash scripts/readme-figures.sh "$build")
 line=$(grep '^training, dev set:' <<<"$figures")
-cv=$(grep -A1 '^cross-validated, dev set:' <<<"$figures"; grep '^  \(held out, source\|LLM Foundry held out whole\)' <<<"$figures" || true)
+cv=$(grep -A1 '^cross-validated, dev set:' <<<"$figures"; grep '^  \(held out, source\|LLM Foundry held out whole\|float8 over bf16\)' <<<"$figures" || true)
 moe=$(grep -A2 '^MoE training records:' <<<"$figures")
 scaling=$(grep -A2 '^scaling series' <<<"$figures" || true)
 outside=$(grep "vs OpenXLA's table" <<<"$figures" || true)

@@ -42,6 +42,14 @@ for s in cv["slices"]:
         errors = [r["error"] for r in cv["records"] if r["source"] == s["key"]]
         print("  held out, source %s: %d runs, signed median %+.1f%%, from %+.1f%% to %+.1f%%" %
               (s["key"], s["count"], 100 * s["signed_median_error"], 100 * min(errors), 100 * max(errors)))
+# OLMo-core ran each shape in bf16 and with float8 linears: the gain predicted held out over the gain measured.
+pairs = {}
+for r in cv["records"]:
+    if r["source"] == "allenai_olmo_core_readme_2024-11":
+        size = r["id"].split("-")[2]
+        pairs.setdefault(size, {})["fp8" if "-fp8-" in r["id"] else "bf16"] = r["error"]
+print("  float8 over bf16, held out, predicted gain / measured: " +
+      ", ".join("%s %.3f" % (size.upper(), (1 + p["fp8"]) / (1 + p["bf16"])) for size, p in sorted(pairs.items(), key=lambda kv: int(kv[0][:-1]))))
 '
 # LLM Foundry's three campaigns held out together, as one source: its stack then has no record, and the pool prices it.
 foundry_whole=$(mktemp --suffix=.json)
