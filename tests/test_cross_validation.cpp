@@ -77,9 +77,9 @@ TEST_CASE("cross-validation: a step's per-step cost and straggler wait compose a
     FitCase& c = cases.cases.front();
     TrainingScenario s = c.scenario;
     REQUIRE(s.chip.kernels);
-    apply_stack_params(s.stack, {0.0, 0.3, 0.0, 1.0});
+    s.stack.fitted = {0.0, 0.3, 0.0, 1.0};
     const double base_s = simulate_training(s).step_time_s;
-    apply_stack_params(s.stack, {0.25, 0.3, 0.01, 1.0});
+    s.stack.fitted = {0.25, 0.3, 0.01, 1.0};
     const double full_s = simulate_training(s).step_time_s;
     const double by_hand_s = (base_s + 0.25) * (1.0 + 0.01 * expected_max_standard_normal(static_cast<double>(s.cluster.chips())));
     CHECK(full_s == doctest::Approx(by_hand_s).scale(0).epsilon(1e-12));

@@ -199,7 +199,7 @@ TEST_CASE("every top plan simulates through the train path to the step time and 
     spec.global_batch_seqs = 64;
     spec.top_k = 20;
     // Ranks that vary: the wait for the slowest is a share of each plan's step, not of the last one costed.
-    spec.stack.rank_time_cv = 0.01;
+    spec.stack.fitted.rank_time_cv = 0.01;
     const TrainSearchResult result = search_training(spec);
     REQUIRE(result.top.size() == 20);
     for (const SearchedPlan& plan : result.top) {

@@ -33,7 +33,7 @@ LayoutCosts fsdp16_costs(double share) {
     setup.plan.zero = 3;
     setup.plan.micro_batch_seqs = 1;
     setup.stack = resolve_stack("megatron-core", test::source_dir());
-    setup.stack->sharded_comm_efficiency = share;
+    setup.stack->fitted.sharded_comm_efficiency = share;
     const TrainingScenario scenario = build_training_scenario(setup, test::source_dir(), "test");
     return cost_layout(scenario, derive_layout_work(scenario), nullptr).costs;
 }

@@ -135,7 +135,7 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
     }
     if (measured) {
         // Launches are in each measured kernel; what the framework adds between them is the stack's.
-        const double f = s_.stack.layer_overhead_fraction;
+        const double f = s_.stack.fitted.layer_overhead_fraction;
         t.launches_fwd = f * (t.matmul_fwd + t.attention_fwd + t.elementwise_fwd);
         t.launches_bwd = f * (t.matmul_bwd + t.attention_bwd + t.elementwise_bwd);
     } else {
@@ -154,7 +154,7 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
         }
         CommTotals& totals = c.phase == CommPhase::forward ? t.comm_fwd : t.comm_bwd;
         switch (c.role) {
-            case CommRole::weights: add_comm(totals.weights, totals.weights_level, cc, s_.stack.sharded_comm_efficiency); break;
+            case CommRole::weights: add_comm(totals.weights, totals.weights_level, cc, s_.stack.fitted.sharded_comm_efficiency); break;
             case CommRole::context: add_comm(totals.context, totals.context_level, cc); break;
             case CommRole::experts: add_comm(totals.expert, totals.expert_level, cc); break;
             case CommRole::activations: add_comm(totals.tensor, totals.tensor_level, cc); break;
@@ -373,8 +373,8 @@ LayoutCostsReport cost_layout(const TrainingScenario& scenario, const LayoutWork
 
 StackStepOverheads stack_step_overheads(const TrainingJob& job) {
     if (!job.chip.kernels) return {};
-    const double rank_time_cv = job.chip.deterministic_step_time ? 0.0 : job.stack.rank_time_cv;
-    return {job.stack.per_step_overhead_s, straggler_fraction(static_cast<double>(job.cluster.chips()), rank_time_cv)};
+    const double rank_time_cv = job.chip.deterministic_step_time ? 0.0 : job.stack.fitted.rank_time_cv;
+    return {job.stack.fitted.per_step_overhead_s, straggler_fraction(static_cast<double>(job.cluster.chips()), rank_time_cv)};
 }
 
 TrainingReport simulate_training(const TrainingScenario& scenario) {

@@ -23,9 +23,9 @@ namespace ridgeline::report {
 
 // A fitted share below 1 changes every sharded plan's step: the reader is told.
 [[nodiscard]] inline std::string sharded_comm_text(const Stack& stack) {
-    if (stack.sharded_comm_efficiency >= 1.0) return "";
+    if (stack.fitted.sharded_comm_efficiency >= 1.0) return "";
     char share[32];
-    std::snprintf(share, sizeof share, "%.3g%%", 100.0 * stack.sharded_comm_efficiency);
+    std::snprintf(share, sizeof share, "%.3g%%", 100.0 * stack.fitted.sharded_comm_efficiency);
     return "; its ZeRO-3 / FSDP gathers and reduce-scatters at " + std::string(share) + " of the modelled rate (fitted on its runs)";
 }
 

@@ -10,6 +10,19 @@
 
 namespace ridgeline {
 
+// The overheads of a stack's own that no kernel measurement shows: a stack file's "fitted" block,
+// fitted on published runs (validation/stack_fit.hpp).
+struct StackParams {
+    double per_step_overhead_s = 0;      // once per optimizer step (host work, synchronisation)
+    double layer_overhead_fraction = 0;  // of each layer's compute (launch gaps, framework work)
+    // How much one rank's step time varies from step to step (coefficient of variation); every
+    // rank waits for the slowest (engine/stragglers.hpp).
+    double rank_time_cv = 0;
+    // Where the stack's ZeRO-3 / FSDP runs show it: the share of the modelled collective rate its
+    // per-layer parameter gathers and gradient reduce-scatters reach (1 where no run says less).
+    double sharded_comm_efficiency = 1;
+};
+
 struct Stack {
     std::string name;
     std::string family;  // stacks sharing a code base (NeMo and Megatron-LM run Megatron-Core): the name where none is given
@@ -25,14 +38,7 @@ struct Stack {
     bool fused_elementwise = true;
     bool fp32_cross_entropy = false;  // the loss upcasts the logits to fp32 (eager cross-entropy)
     bool fp8_output_layer = false;    // under fp8 the output layer's GEMMs run in fp8 too (none of the shipped stacks)
-    double per_step_overhead_s = 0;   // fitted: once per optimizer step (host work, synchronisation)
-    double layer_overhead_fraction = 0;  // fitted: of each layer's compute (launch gaps, framework work)
-    // fitted: how much one rank's step time varies from step to step (coefficient of variation);
-    // every rank waits for the slowest (engine/stragglers.hpp).
-    double rank_time_cv = 0;
-    // fitted, where the stack's ZeRO-3 / FSDP runs show it: the share of the modelled collective
-    // rate its per-layer parameter gathers and gradient reduce-scatters reach (1 where no run says less).
-    double sharded_comm_efficiency = 1;
+    StackParams fitted;
     std::string fitted_origin;           // where the fitted parameters come from
     // "own" records, or none: the pooled fit of its "family"'s other stacks, or of all stacks ("pooled").
     std::string fitted_from = "own";

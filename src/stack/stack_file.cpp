@@ -69,16 +69,16 @@ Stack load_stack_file(const std::filesystem::path& path) {
         if (pooled != "family" && pooled != "all") fitted.fail("pooled", "expected \"family\" or \"all\", found \"" + pooled + "\"");
         stack.fitted_from = pooled == "family" ? "family" : "pooled";
     }
-    stack.per_step_overhead_s = fitted.non_negative_number("per_step_overhead_s");
+    stack.fitted.per_step_overhead_s = fitted.non_negative_number("per_step_overhead_s");
     // Published stacks lose well under a second a step to the host; a minute is a unit slip.
-    if (stack.per_step_overhead_s > 60) fitted.fail("per_step_overhead_s", "expected at most 60 s a step");
-    stack.layer_overhead_fraction = fitted.non_negative_number("layer_overhead_fraction");
-    if (stack.layer_overhead_fraction > 1.0) fitted.fail("layer_overhead_fraction", "expected at most 1 (a layer's compute again)");
-    stack.rank_time_cv = fitted.non_negative_number("rank_time_cv");
-    if (stack.rank_time_cv > 0.5) fitted.fail("rank_time_cv", "expected at most 0.5 (ranks' step times varying by half of it)");
+    if (stack.fitted.per_step_overhead_s > 60) fitted.fail("per_step_overhead_s", "expected at most 60 s a step");
+    stack.fitted.layer_overhead_fraction = fitted.non_negative_number("layer_overhead_fraction");
+    if (stack.fitted.layer_overhead_fraction > 1.0) fitted.fail("layer_overhead_fraction", "expected at most 1 (a layer's compute again)");
+    stack.fitted.rank_time_cv = fitted.non_negative_number("rank_time_cv");
+    if (stack.fitted.rank_time_cv > 0.5) fitted.fail("rank_time_cv", "expected at most 0.5 (ranks' step times varying by half of it)");
     if (fitted.has("sharded_comm_efficiency")) {
-        stack.sharded_comm_efficiency = fitted.positive_number("sharded_comm_efficiency");
-        if (stack.sharded_comm_efficiency > 1.0)
+        stack.fitted.sharded_comm_efficiency = fitted.positive_number("sharded_comm_efficiency");
+        if (stack.fitted.sharded_comm_efficiency > 1.0)
             fitted.fail("sharded_comm_efficiency", "expected a share of the collective rate in (0, 1]");
     }
     fitted.finish();

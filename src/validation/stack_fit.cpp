@@ -66,17 +66,6 @@ bool links_measured(const ChipSpec& chip) {
 
 }  // namespace
 
-StackParams stack_params(const Stack& s) {
-    return {s.per_step_overhead_s, s.layer_overhead_fraction, s.rank_time_cv, s.sharded_comm_efficiency};
-}
-
-void apply_stack_params(Stack& s, const StackParams& p) {
-    s.per_step_overhead_s = p.per_step_overhead_s;
-    s.layer_overhead_fraction = p.layer_overhead_fraction;
-    s.rank_time_cv = p.rank_time_cv;
-    s.sharded_comm_efficiency = p.sharded_comm_efficiency;
-}
-
 double case_error(FitCase& c, const StackParams& p) {
     // The per-step cost and the straggler wait compose with the rest of the step in closed form
     // (engine/stragglers.hpp): only the layer share and the sharded share need the engine again.
@@ -85,10 +74,10 @@ double case_error(FitCase& c, const StackParams& p) {
     auto base = c.base_step_s.find(key);
     if (base == c.base_step_s.end()) {
         TrainingScenario trial = c.scenario;
-        apply_stack_params(trial.stack, {0.0, key.first, 0.0, key.second});
+        trial.stack.fitted = {0.0, key.first, 0.0, key.second};
         base = c.base_step_s.emplace(key, simulate_training(trial).step_time_s).first;
     }
-    apply_stack_params(c.scenario.stack, p);
+    c.scenario.stack.fitted = p;
     const StackStepOverheads overheads = stack_step_overheads(c.scenario);
     const double step_s = step_with_overheads(base->second, overheads.step_overhead_s, overheads.straggler_fraction);
     return c.tokens_per_step / step_s / c.measured_tokens_per_s - 1.0;

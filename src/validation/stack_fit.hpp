@@ -14,16 +14,6 @@
 
 namespace ridgeline {
 
-// The four values a stack file's "fitted" block holds.
-struct StackParams {
-    double per_step_overhead_s = 0;
-    double layer_overhead_fraction = 0;
-    double rank_time_cv = 0;
-    double sharded_comm_efficiency = 1;
-};
-[[nodiscard]] StackParams stack_params(const Stack& stack);
-void apply_stack_params(Stack& stack, const StackParams& params);
-
 // One training record built once; its step is re-priced for each trial of the stack's parameters.
 struct FitCase {
     std::string id, source, stack, model;

@@ -116,18 +116,20 @@ RecordResult result_for(const RunRecord& r) {
     return result;
 }
 
+std::string unpredictable_reason(const RunRecord& r, const std::filesystem::path& data_dir) {
+    if (record_chip_name(r.accelerator, data_dir).empty()) return "no hardware description for accelerator " + r.accelerator;
+    if (r.moe && r.moe->layer_freq != 1) return "MoE layers interleaved with dense ones (layer_freq > 1)";
+    return "";
+}
+
 RecordResult predict_record(const RunRecord& r, const std::filesystem::path& data_dir) {
     if (r.kind == "serve") return predict_serve_record(r, data_dir);
     RecordResult result = result_for(r);
-    const auto skip = [&](const std::string& reason) {
-        result.reason = reason;
-        return result;
-    };
-    if (!r.tokens_per_s) return skip("no measured tokens/s");
-    result.measured_tokens_per_s = *r.tokens_per_s;
-    if (!r.global_batch_seqs) return skip("no global batch size");
-    if (record_chip_name(r.accelerator, data_dir).empty()) return skip("no hardware description for accelerator " + r.accelerator);
-    if (r.moe && r.moe->layer_freq != 1) return skip("MoE layers interleaved with dense ones (layer_freq > 1)");
+    result.measured_tokens_per_s = r.tokens_per_s.value_or(0.0);
+    result.reason = !r.tokens_per_s        ? "no measured tokens/s"
+                    : !r.global_batch_seqs ? "no global batch size"
+                                           : unpredictable_reason(r, data_dir);
+    if (!result.reason.empty()) return result;
 
     try {
         const TrainingReport report = simulate_training(record_scenario(r, data_dir));

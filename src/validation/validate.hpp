@@ -74,6 +74,9 @@ struct ValidationResult {
 // fit; otherwise the record's concurrency is the batch.
 // A record's result before it is predicted: its id, kind and source.
 [[nodiscard]] RecordResult result_for(const RunRecord& record);
+// Why a record of either kind cannot be predicted ("" when it can): no chip file for its
+// accelerator, or MoE layers interleaved with dense ones.
+[[nodiscard]] std::string unpredictable_reason(const RunRecord& record, const std::filesystem::path& data_dir);
 [[nodiscard]] RecordResult predict_serve_record(const RunRecord& record, const std::filesystem::path& data_dir);
 
 [[nodiscard]] RecordResult predict_record(const RunRecord& record, const std::filesystem::path& data_dir);

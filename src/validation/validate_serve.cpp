@@ -14,17 +14,13 @@ namespace ridgeline {
 
 RecordResult predict_serve_record(const RunRecord& r, const std::filesystem::path& data_dir) {
     RecordResult result = result_for(r);
-    const auto skip = [&](const std::string& reason) {
-        result.reason = reason;
-        return result;
-    };
-    if (!r.output_tokens_per_s) return skip("no measured output tokens/s");
-    result.measured_output_tokens_per_s = *r.output_tokens_per_s;
-    if (!r.input_len || !r.output_len) return skip("no input or output length");
+    result.measured_output_tokens_per_s = r.output_tokens_per_s.value_or(0.0);
+    result.reason = !r.output_tokens_per_s           ? "no measured output tokens/s"
+                    : !r.input_len || !r.output_len ? "no input or output length"
+                                                    : unpredictable_reason(r, data_dir);
+    if (result.reason.empty() && r.cp != 1) result.reason = "context parallelism in serving is not modelled";
+    if (!result.reason.empty()) return result;
     const std::string chip = record_chip_name(r.accelerator, data_dir);
-    if (chip.empty()) return skip("no hardware description for accelerator " + r.accelerator);
-    if (r.moe && r.moe->layer_freq != 1) return skip("MoE layers interleaved with dense ones (layer_freq > 1)");
-    if (r.cp != 1) return skip("context parallelism in serving is not modelled");
 
     try {
         ServingSetup setup;
@@ -78,7 +74,10 @@ RecordResult predict_serve_record(const RunRecord& r, const std::filesystem::pat
             for (double b = replicas; b <= first.max_batch_seqs; b *= 2) batches.push_back(b);
             if (first.max_batch_seqs >= replicas)
                 batches.push_back(std::floor(first.max_batch_seqs / replicas) * replicas);
-            if (batches.empty()) return skip("not even one sequence fits in memory");
+            if (batches.empty()) {
+                result.reason = "not even one sequence fits in memory";
+                return result;
+            }
             for (double b : batches) {
                 setup.batch_seqs = b;
                 const ServingReport report = simulate_serving(build_serving_scenario(setup));
