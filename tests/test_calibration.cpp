@@ -28,6 +28,7 @@
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
 #include "report/calibration_reports.hpp"
+#include "io/json_reader.hpp"
 #include "io/safe_write.hpp"
 #include "test_support.hpp"
 
@@ -362,6 +363,8 @@ TEST_CASE("in-place all-gather and reduce-scatter (shard inside the full buffer)
 
 TEST_CASE("files are replaced only by complete, checked ones, temporary files follow no planted link") {
     const auto dir = test::scratch_dir("safe_write");
+    // A command of its own: files read by earlier tests, since deleted, may share the new file's inode.
+    io::forget_inputs();
     const auto path = dir / "result.json";
     io::write_file_atomically(path, "{\"good\": 1}\n");
     // A check that refuses the new text leaves the old file as it was and no temporary behind.

@@ -5,6 +5,7 @@ TypeError, and a value of the wrong type raises InputError naming the argument.
 usage: test_python.py BUILD_DIR (the package is BUILD_DIR/python, the executable BUILD_DIR/ridgeline)"""
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -146,6 +147,20 @@ class BadInput(unittest.TestCase):
             with self.assertRaises(ridgeline.InputError) as raised:
                 ridgeline.train(model="llama3-70b", hardware="dgx-h100", **dict(dict(chips=64), **kwargs))
             self.assertIn(name, str(raised.exception))
+
+    def test_a_file_read_by_one_call_may_take_a_later_calls_result(self):
+        # "Never replace an input" is about one command's inputs, not every file the process has read.
+        model = os.path.join(ROOT, "models/llama3-8b.json")
+        with tempfile.TemporaryDirectory() as folder:
+            page = shutil.copy(model, os.path.join(folder, "page.html"))
+            ridgeline.model(model=page)
+            ridgeline.train(model="llama3-8b", hardware="dgx-h100", chips=8, html=page)
+            with open(page) as written:
+                self.assertIn("<html", written.read(200).lower())
+            mine = shutil.copy(model, os.path.join(folder, "model.json"))
+            with self.assertRaises(ridgeline.InputError) as raised:
+                ridgeline.train(model=mine, hardware="dgx-h100", chips=8, html=mine)
+            self.assertIn("inputs", str(raised.exception))
 
     def test_docstrings_are_the_help(self):
         self.assertIn("--global-batch-tokens", ridgeline.train.__doc__)

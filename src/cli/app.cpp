@@ -53,6 +53,7 @@ std::unique_ptr<App> make_app(const std::string& default_data_dir) {
 
 RunOutcome run_app(App& app, const std::vector<std::string>& args) {
     CLI::App& root = app.root;
+    io::forget_inputs();
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
         root.parse(reversed);

@@ -169,6 +169,14 @@ std::string format_id(const nlohmann::json& document) {
 
 std::vector<std::string> files_with_old_format_key() { return old_key_files(); }
 
+void forget_inputs() {
+    {
+        const std::lock_guard<std::mutex> lock(inputs_mutex);
+        inputs_read().clear();
+    }
+    old_key_files().clear();
+}
+
 void JsonObject::require_format(const std::string& expected) {
     const bool old = !has(kFormatKey) && has(kOldFormatKey);
     if (has(kFormatKey) && has(kOldFormatKey)) fail(kOldFormatKey, std::string("give the format once, under \"") + kFormatKey + "\"");

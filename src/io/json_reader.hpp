@@ -24,6 +24,10 @@ namespace ridgeline::io {
 // True when `path` is a file this process read with read_input_file: a result written over it would
 // replace what it was computed from (--html pointed at the --model file).
 [[nodiscard]] bool was_read_as_input(const std::filesystem::path& path);
+// Starts a command afresh: forgets the files read and the old-format warnings so far. A process
+// that runs many commands (the Python module) would otherwise refuse a result whose file reuses
+// the inode of one an earlier command read and deleted, and repeat old warnings.
+void forget_inputs();
 
 // Every file and report names its format and version under "schema" ("ridgeline.chip/1"). Files
 // written before may say "format": still read, and listed for one warning each.
