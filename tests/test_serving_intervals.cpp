@@ -136,7 +136,7 @@ TEST_CASE("serving intervals: a model unlike every held-out run gets none and sa
     REQUIRE(result.exit_code == 0);
     const nlohmann::json none = nlohmann::json::parse(result.out).at("throughput_interval");
     CHECK(none.at("available") == false);
-    CHECK(none.at("why_none").get<std::string>().find("fewer than 5") != std::string::npos);
+    CHECK(none.at("why_none").get<std::string>().find("fewer than 19") != std::string::npos);
     result = test::run_ridgeline(
         "search serve --model llama3-8b --hardware dgx-h100 --chips 1..2 --input-len 1000 --output-len 200 --slo-ttft-ms 2000 "
         "--slo-tpot-ms 100 --top 3 --json");

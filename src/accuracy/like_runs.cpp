@@ -27,6 +27,12 @@ std::string scale_bucket(std::int64_t chips) {
     return "513+ chips";
 }
 
+int like_runs_needed(double level) {
+    // The smallest and largest of n held-out factors bound a new run's with probability 1 - 2 / (n + 1).
+    const double n = std::ceil(2.0 / (1.0 - level) - 1.0 - 1e-9);
+    return std::max(kMinLikeRuns, static_cast<int>(std::min(n, 1e6)));
+}
+
 PredictionInterval prediction_interval(const std::vector<Residual>& residuals, const RunKind& kind, double level,
                                        const LeaveOut& leave_out, const std::string& quantity) {
     PredictionInterval interval;
@@ -47,11 +53,12 @@ PredictionInterval prediction_interval(const std::vector<Residual>& residuals, c
         {kind.chip_family + ", " + load + ", " + params, same_chip},
         {load + ", " + params, same_core},
     };
+    const int needed = like_runs_needed(level);
     for (const auto& [like, match] : levels) {
         std::vector<double> factors;
         for (const Residual& r : residuals)
             if (r.quantity == quantity && !leave_out.drops(r) && match(r.kind)) factors.push_back(1.0 + r.error);
-        if (static_cast<int>(factors.size()) < kMinLikeRuns) continue;
+        if (static_cast<int>(factors.size()) < needed) continue;
         std::sort(factors.begin(), factors.end());
         // Split-conformal ranks: the k-th smallest and largest of n held-out factors bound a new
         // run's with probability at least 1 - 2k / (n + 1).
@@ -69,7 +76,7 @@ PredictionInterval prediction_interval(const std::vector<Residual>& residuals, c
         interval.why_none = "the data folder has no held-out residuals of such runs (accuracy/): no interval is given";
         return interval;
     }
-    interval.why_none = "fewer than " + std::to_string(kMinLikeRuns) + " held-out runs like it (" + load + ", " + params +
+    interval.why_none = "fewer than " + std::to_string(needed) + " held-out runs like it (" + load + ", " + params +
                         "): no interval is given";
     return interval;
 }

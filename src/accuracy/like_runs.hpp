@@ -38,8 +38,10 @@ struct Residual {
 
 // A prediction interval as factors on the predicted step time (measured / predicted), from the
 // residuals of `quantity` of runs like `kind`, relaxing the likeness (scale, then stack family,
-// then chip family) until at least kMinLikeRuns remain. None where even the loosest has fewer.
+// then chip family) until enough remain for the level: at least kMinLikeRuns, and as many as the
+// extreme ranks need to hold it (19 at 90%). None where even the loosest has fewer.
 inline constexpr int kMinLikeRuns = 5;
+[[nodiscard]] int like_runs_needed(double level);
 struct PredictionInterval {
     bool available = false;
     double level = 0.9;
