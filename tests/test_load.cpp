@@ -1,9 +1,12 @@
 // The request-level simulator: at one request at a time it is the static serve model, Little's law
 // holds on every run, tokens are conserved, and bad traces and engine files are refused by name.
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <fstream>
+#include <type_traits>
+#include <variant>
 
 #include "core/error.hpp"
 #include "inference/load.hpp"
@@ -230,6 +233,51 @@ TEST_CASE("shipped engines load with a source for every knob, and contradictory 
                  "kv_memory_fraction");
     expect_error([&] { (void)load_engine_file(write_file("engine-source.json", variant("8192", "0.9", ""))); }, "engine-source.json",
                  "kv_memory_fraction");
+}
+
+TEST_CASE("the scheduler's knob table, the engine schema and the serve report's engine block agree") {
+    const nlohmann::json engine_schema = test::read_json(test::source_dir() / "schemas" / "ridgeline.engine-1.schema.json");
+    const nlohmann::json& listed = engine_schema.at("properties").at("scheduler").at("properties");
+    const nlohmann::json serve_schema = test::read_json(test::source_dir() / "schemas" / "ridgeline.serve-1.schema.json");
+    const nlohmann::json& reported = serve_schema.at("properties").at("load").at("properties").at("engine").at("properties");
+    CHECK(listed.size() == kSchedulerKnobs.size());
+    CHECK(engine_schema.at("properties").at("scheduler").at("required").size() == kSchedulerKnobs.size());
+    std::size_t reported_rows = 0;
+    for (const SchedulerKnob& row : kSchedulerKnobs) {
+        CAPTURE(row.key);
+        REQUIRE(listed.contains(row.key));
+        const nlohmann::json& value = listed.at(row.key).at("properties").at("value");
+        std::visit(
+            [&](auto member) {
+                using T = std::remove_reference_t<decltype(SchedulerSpec{}.*member)>;
+                if constexpr (std::is_enum_v<T>) {
+                    std::vector<std::string> names;
+                    for (std::size_t i = 0; !scheduler_choice(row.choices, i).empty(); ++i) names.emplace_back(scheduler_choice(row.choices, i));
+                    CHECK(value.at("enum").get<std::vector<std::string>>() == names);
+                } else if constexpr (std::is_same_v<T, std::int64_t>) {
+                    CHECK(value.at("type") == "integer");
+                    CHECK(value.at("minimum") == 1);
+                    CHECK(value.at("maximum") == row.max);
+                } else if constexpr (std::is_same_v<T, bool>) {
+                    CHECK(value.at("type") == "boolean");
+                } else {
+                    CHECK(value.at("exclusiveMinimum") == 0);
+                    CHECK(value.at("exclusiveMaximum") == 1);
+                }
+            },
+            row.member);
+        CHECK(reported.contains(row.key) == row.reported);
+        reported_rows += row.reported ? 1 : 0;
+    }
+    CHECK(reported.size() == reported_rows + 2);  // and the engine's name and version
+    // The report writes the reported rows as the engine file gave them.
+    const SchedulerSpec vllm = resolve_engine("vllm", test::source_dir());
+    const auto doc = nlohmann::json::parse(test::run_ridgeline("serve --model llama3-8b --hardware dgx-h100 --input-len 128 --output-len 16 "
+                                                               "--concurrency 2 --requests 4 --json").out);
+    const nlohmann::json& engine = doc.at("load").at("engine");
+    CHECK(engine.at("max_seqs") == vllm.max_seqs);
+    CHECK(engine.at("kv_memory_fraction") == vllm.kv_memory_fraction);
+    CHECK(engine.at("chunked_prefill") == vllm.chunked_prefill);
 }
 
 TEST_CASE("loads the simulator cannot run yet are refused naming the field") {

@@ -2,8 +2,11 @@
 // A serving engine's scheduler (engines/*.json): how it forms each iteration's batch of decodes and
 // prompt chunks, and how it holds the KV cache. Values are the engine's defaults at a named release.
 // A preempted request is recomputed (vLLM V1's only policy, SGLang's retraction).
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <variant>
 
 namespace ridgeline {
 
@@ -32,5 +35,41 @@ struct SchedulerSpec {
     KvMemoryBasis kv_memory_basis = KvMemoryBasis::hbm;
     KvAdmission kv_admission = KvAdmission::on_demand;
 };
+
+// The scheduler's knobs, a row each: the field engines/*.json give it under "scheduler" (and the
+// serve report's "engine" block, where reported), the member it sets and its bounds. The engine
+// reader, the report and a schema test go through this table: a new knob is a member, a row here
+// and its meaning in the simulator (inference/load.cpp).
+struct SchedulerKnob {
+    const char* key;
+    std::variant<std::int64_t SchedulerSpec::*, bool SchedulerSpec::*, double SchedulerSpec::*, KvMemoryBasis SchedulerSpec::*,
+                 KvAdmission SchedulerSpec::*>
+        member;
+    std::int64_t max = 0;      // counts: at most this many (and at least one)
+    std::string_view choices;  // enumerations: the names in the file, in the enumeration's order
+    bool reported = false;     // in the serve report's "engine" block
+};
+
+inline constexpr std::array<SchedulerKnob, 9> kSchedulerKnobs = {{
+    {"max_seqs", &SchedulerSpec::max_seqs, 1'000'000, {}, true},
+    {"max_batched_tokens", &SchedulerSpec::max_batched_tokens, 10'000'000, {}, true},
+    {"prefill_chunk_tokens", &SchedulerSpec::prefill_chunk_tokens, 10'000'000, {}, false},
+    {"kv_block_tokens", &SchedulerSpec::kv_block_tokens, 65'536, {}, true},
+    {"chunked_prefill", &SchedulerSpec::chunked_prefill, 0, {}, true},
+    {"mixed_batches", &SchedulerSpec::mixed_batches, 0, {}, false},
+    {"kv_memory_fraction", &SchedulerSpec::kv_memory_fraction, 0, {}, true},  // in (0, 1)
+    {"kv_memory_basis", &SchedulerSpec::kv_memory_basis, 0, "hbm,free_after_weights", false},
+    {"kv_admission", &SchedulerSpec::kv_admission, 0, "on_demand,reserve_whole", false},
+}};
+
+// The name of an enumeration's `index`-th value in a row's choices ("" past the last).
+[[nodiscard]] constexpr std::string_view scheduler_choice(std::string_view choices, std::size_t index) {
+    for (; index > 0; --index) {
+        const std::size_t comma = choices.find(',');
+        if (comma == std::string_view::npos) return {};
+        choices.remove_prefix(comma + 1);
+    }
+    return choices.substr(0, choices.find(','));
+}
 
 }  // namespace ridgeline

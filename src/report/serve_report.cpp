@@ -1,3 +1,6 @@
+#include <type_traits>
+#include <variant>
+
 #include <nlohmann/json.hpp>
 
 #include "report/bound_text.hpp"
@@ -94,9 +97,18 @@ nlohmann::json load_json(const LoadReport& l, const SchedulerSpec& e) {
     const auto p = [](const Percentiles& x) { return nlohmann::json{{"mean", x.mean}, {"p50", x.p50}, {"p90", x.p90}, {"p99", x.p99}}; };
     nlohmann::json queue = nlohmann::json::array();
     for (const QueueSample& q : l.queue) queue.push_back({q.time_s, q.waiting, q.running});
-    return {{"engine", {{"name", e.engine}, {"version", e.version}, {"max_seqs", e.max_seqs}, {"max_batched_tokens", e.max_batched_tokens},
-                        {"chunked_prefill", e.chunked_prefill}, {"kv_block_tokens", e.kv_block_tokens},
-                        {"kv_memory_fraction", e.kv_memory_fraction}}},
+    nlohmann::json engine{{"name", e.engine}, {"version", e.version}};
+    for (const SchedulerKnob& row : kSchedulerKnobs)
+        if (row.reported)
+            std::visit(
+                [&](auto member) {
+                    if constexpr (std::is_enum_v<std::remove_reference_t<decltype(e.*member)>>)
+                        engine[row.key] = scheduler_choice(row.choices, static_cast<std::size_t>(e.*member));
+                    else
+                        engine[row.key] = e.*member;
+                },
+                row.member);
+    return {{"engine", engine},
             {"requests", l.requests}, {"replicas", l.replicas},
             {"concurrency", l.concurrency > 0 ? nlohmann::json(l.concurrency) : nlohmann::json(nullptr)},
             {"duration_s", l.duration_s}, {"ttft_s", p(l.ttft_s)}, {"tpot_s", p(l.tpot_s)}, {"itl_s", p(l.itl_s)}, {"e2e_s", p(l.e2e_s)},

@@ -1,6 +1,7 @@
 #include "stack/engine_file.hpp"
 
 #include <tuple>
+#include <type_traits>
 
 #include "io/json_reader.hpp"
 
@@ -15,32 +16,42 @@ io::JsonObject knob(io::JsonObject& scheduler, const std::string& key) {
     return k;
 }
 
-std::int64_t count_knob(io::JsonObject& scheduler, const std::string& key, std::int64_t most) {
-    io::JsonObject k = knob(scheduler, key);
-    const std::int64_t value = k.positive_int("value");
-    if (value > most) k.fail("value", "expected at most " + std::to_string(most));
-    k.finish();
-    return value;
-}
-
-bool flag_knob(io::JsonObject& scheduler, const std::string& key) {
-    io::JsonObject k = knob(scheduler, key);
-    if (!k.raw("value").is_boolean()) k.fail("value", "expected true or false");
-    const bool value = k.boolean("value", false);
-    k.finish();
-    return value;
-}
-
-// One of `choices` (their names in the file), as its index.
-std::size_t choice_knob(io::JsonObject& scheduler, const std::string& key, const std::vector<std::string>& choices) {
-    io::JsonObject k = knob(scheduler, key);
-    const std::string value = k.string("value");
-    k.finish();
-    for (std::size_t i = 0; i < choices.size(); ++i)
-        if (choices[i] == value) return i;
+// The index of `value` among a row's choices.
+std::size_t choice_index(io::JsonObject& scheduler, const SchedulerKnob& row, const std::string& value) {
     std::string known;
-    for (const auto& c : choices) known += (known.empty() ? "\"" : ", \"") + c + "\"";
-    scheduler.fail(key, "expected one of " + known + ", found \"" + value + "\"");
+    for (std::size_t i = 0; !scheduler_choice(row.choices, i).empty(); ++i) {
+        const std::string_view name = scheduler_choice(row.choices, i);
+        if (name == value) return i;
+        known += (known.empty() ? "\"" : ", \"") + std::string(name) + "\"";
+    }
+    scheduler.fail(row.key, "expected one of " + known + ", found \"" + value + "\"");
+}
+
+// One row of kSchedulerKnobs into `spec`.
+void read_knob(io::JsonObject& scheduler, const SchedulerKnob& row, SchedulerSpec& spec) {
+    io::JsonObject k = knob(scheduler, row.key);
+    std::visit(
+        [&](auto member) {
+            using T = std::remove_reference_t<decltype(spec.*member)>;
+            if constexpr (std::is_enum_v<T>) {
+                const std::string value = k.string("value");
+                k.finish();
+                spec.*member = static_cast<T>(choice_index(scheduler, row, value));
+                return;
+            } else if constexpr (std::is_same_v<T, std::int64_t>) {
+                spec.*member = k.positive_int("value");
+                if (spec.*member > row.max) k.fail("value", "expected at most " + std::to_string(row.max));
+            } else if constexpr (std::is_same_v<T, bool>) {
+                if (!k.raw("value").is_boolean()) k.fail("value", "expected true or false");
+                spec.*member = k.boolean("value", false);
+            } else {
+                static_assert(std::is_same_v<T, double>);
+                spec.*member = k.positive_number("value");
+                if (spec.*member >= 1) k.fail("value", "a fraction of memory must lie in (0, 1)");
+            }
+            k.finish();
+        },
+        row.member);
 }
 
 }  // namespace
@@ -54,20 +65,7 @@ SchedulerSpec load_engine_file(const std::filesystem::path& path) {
     (void)root.string("repository");
     (void)root.string("commit");
     io::JsonObject scheduler = root.object("scheduler");
-    spec.max_seqs = count_knob(scheduler, "max_seqs", 1'000'000);
-    spec.max_batched_tokens = count_knob(scheduler, "max_batched_tokens", 10'000'000);
-    spec.prefill_chunk_tokens = count_knob(scheduler, "prefill_chunk_tokens", 10'000'000);
-    spec.kv_block_tokens = count_knob(scheduler, "kv_block_tokens", 65'536);
-    spec.chunked_prefill = flag_knob(scheduler, "chunked_prefill");
-    spec.mixed_batches = flag_knob(scheduler, "mixed_batches");
-    {
-        io::JsonObject k = knob(scheduler, "kv_memory_fraction");
-        spec.kv_memory_fraction = k.positive_number("value");
-        if (spec.kv_memory_fraction >= 1) k.fail("value", "a fraction of memory must lie in (0, 1)");
-        k.finish();
-    }
-    spec.kv_memory_basis = static_cast<KvMemoryBasis>(choice_knob(scheduler, "kv_memory_basis", {"hbm", "free_after_weights"}));
-    spec.kv_admission = static_cast<KvAdmission>(choice_knob(scheduler, "kv_admission", {"on_demand", "reserve_whole"}));
+    for (const SchedulerKnob& row : kSchedulerKnobs) read_knob(scheduler, row, spec);
     if (spec.max_batched_tokens < spec.kv_block_tokens)
         scheduler.fail("max_batched_tokens", "an iteration's " + std::to_string(spec.max_batched_tokens) +
                                                  " tokens are fewer than one cache block of " + std::to_string(spec.kv_block_tokens));
