@@ -26,7 +26,7 @@ double exposed_gradient_sync_s(double per_layer_s, PipelineSchedule schedule, do
     LayoutCosts l;
     l.matmul_fwd_s = 0.001;
     l.matmul_bwd_s = 0.002;
-    l.layers_per_stage = 4;
+    l.layers_per_stage = l.last_stage_layers = l.other_stage_layers = 4;
     l.pipeline_size = 4;
     l.local_params = 1e9;
     l.gradient_comm_s = per_layer_s;

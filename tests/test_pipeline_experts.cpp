@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
@@ -176,6 +177,35 @@ TEST_CASE("zero-bubble and DualPipe bubbles follow DeepSeek-V3's Table 2: (pp-1)
     CHECK(dual.activations_bytes / one.activations_bytes == doctest::Approx(9.0 / 8.0));
     k.schedule = PipelineSchedule::zero_bubble;
     CHECK(estimate_memory(l, k).total_bytes() == one.total_bytes());
+}
+
+TEST_CASE("an uneven pipeline is paced by its slowest stage: the last with the output layer, or the largest other") {
+    LayoutCosts l;
+    l.matmul_fwd_s = 1.0;  // 3 per layer and micro-batch, forward and backward
+    l.matmul_bwd_s = 2.0;
+    l.pipeline_size = 4;
+    l.local_params = 1e9;
+    l.saved_bytes_per_layer[0] = 1e6;
+    StepKnobs k;
+    k.microbatches = 8;
+    const auto parts_with = [&](double last_layers, double other_layers, double logits_s) {
+        l.last_stage_layers = last_layers;
+        l.other_stage_layers = other_layers;
+        l.logits_s = logits_s;
+        StepParts parts{};
+        (void)estimate_step_time(l, k, parts);
+        return std::pair{parts[static_cast<std::size_t>(StepPart::matmuls)], parts[static_cast<std::size_t>(StepPart::bubble)]};
+    };
+    // Three-layer stages (9 a micro-batch) and a last stage of two (6) with an output layer of 2: the
+    // three-layer stages set the pace, and the output layer is off the critical path.
+    CHECK(parts_with(2, 3, 2.0).first == doctest::Approx(8 * 3 * 3.0));
+    CHECK(parts_with(2, 3, 2.0).second == doctest::Approx(3 * 9.0));
+    // An output layer of 4: the last stage (6 + 4) is the slowest.
+    CHECK(parts_with(2, 3, 4.0).first == doctest::Approx(8 * (2 * 3.0 + 4.0)));
+    CHECK(parts_with(2, 3, 4.0).second == doctest::Approx(3 * 10.0));
+    // An even split: the last stage, with the output layer, as before.
+    CHECK(parts_with(3, 3, 2.0).first == doctest::Approx(8 * (3 * 3.0 + 2.0)));
+    CHECK(parts_with(3, 3, 2.0).second == doctest::Approx(3 * 11.0));
 }
 
 TEST_CASE("DualPipe needs an even pipeline") {

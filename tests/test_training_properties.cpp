@@ -138,7 +138,10 @@ TEST_CASE("property: the step-time floor lies under every overlap setting's step
                           &l.elementwise_bwd_s, &l.launches_bwd_s, &l.logits_s, &l.norm_fwd_s, &l.activation_fwd_s, &l.mlp_up_fwd_s,
                           &l.step_overhead_s})
             *t = time_s(random);
-        l.layers_per_stage = 1 + trial % 7;
+        // Even stages, or a last stage lighter or heavier than the largest other.
+        l.last_stage_layers = 1 + trial % 7;
+        l.other_stage_layers = l.last_stage_layers + (trial % 5) - 2;
+        l.layers_per_stage = std::max(l.last_stage_layers, l.other_stage_layers);
         l.local_params = 1e9;
         l.optimizer_shard_size = 8;
         l.hbm_Bps = 3e12;

@@ -88,12 +88,19 @@ MemoryBreakdown estimate_memory(const LayoutCosts& l, const StepKnobs& k) {
     return m;
 }
 
+StagePace pipeline_pace(const LayoutCosts& l, const StepKnobs& k) {
+    const double layer_s = forward_compute_s(l) + backward_compute_s(l) + recompute_s(l, k.recompute);
+    if (l.other_stage_layers * layer_s > l.last_stage_layers * layer_s + l.logits_s) return {l.other_stage_layers, 0.0};
+    return {l.last_stage_layers, l.logits_s};
+}
+
 namespace {
 
 // The parts no overlap setting changes, written here alone so that the floor and the step agree to the bit.
 void fill_overlap_free_parts(const LayoutCosts& l, const StepKnobs& k, StepParts& parts) {
-    const double m = k.microbatches, layers = l.layers_per_stage;
-    parts[index(StepPart::matmuls)] = m * layers * (l.matmul_fwd_s + l.matmul_bwd_s) + m * l.logits_s;
+    const StagePace pace = pipeline_pace(l, k);
+    const double m = k.microbatches, layers = pace.layers;
+    parts[index(StepPart::matmuls)] = m * layers * (l.matmul_fwd_s + l.matmul_bwd_s) + m * pace.logits_s;
     parts[index(StepPart::attention)] = m * layers * (l.attention_fwd_s + l.attention_bwd_s);
     parts[index(StepPart::elementwise)] = m * layers * (l.elementwise_fwd_s + l.elementwise_bwd_s);
     parts[index(StepPart::launches)] = m * layers * (l.launches_fwd_s + l.launches_bwd_s);
@@ -139,11 +146,12 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     const double ep_hidden = hidden(l.expert_comm_s, compute_fwd + compute_bwd, expert_overlap);
     const double ep_exposed = exposed(l.expert_comm_s, compute_fwd + compute_bwd, expert_overlap) + l.expert_comm_sm_share * ep_hidden;
 
-    const double layers = l.layers_per_stage;
+    const StagePace pace = pipeline_pace(l, k);
+    const double layers = pace.layers;
     const double stage_fwd = layers * compute_fwd;
     const double stage_bwd = layers * (compute_bwd + recompute);
     const double stage_comm = layers * (tp_exposed + cp_exposed + ep_exposed + fsdp_exposed);
-    const double per_microbatch = stage_fwd + stage_bwd + stage_comm + l.logits_s;
+    const double per_microbatch = stage_fwd + stage_bwd + stage_comm + pace.logits_s;
     // Idle time of the pipeline, in the terms of DeepSeek-V3's Table 2: F + B per micro-batch, W the
     // weight-gradient GEMMs (half the backward GEMMs) that zero-bubble schedules move into the bubble.
     const double pp = l.pipeline_size, weight_grads = layers * matmul_bwd / 2.0;

@@ -35,7 +35,10 @@ struct LayoutCosts {
     double straggler_fraction = 0;                   // of the rest of the step: waiting for the slowest rank
     // Forward times of what a recomputation policy may run again (beside the attention core).
     double norm_fwd_s = 0, activation_fwd_s = 0, mlp_up_fwd_s = 0, mla_up_fwd_s = 0;
-    double layers_per_stage = 1;
+    double layers_per_stage = 1;  // the largest stage's, with the MTP modules on the last: what memory holds
+    // The last stage's layers (with the MTP modules; it also runs the output layer) and the largest
+    // other stage's (0 with one stage): which of them sets the pipeline's pace (pipeline_pace).
+    double last_stage_layers = 1, other_stage_layers = 0;
     double pipeline_size = 1;
     // Memory.
     double local_params = 0;          // elements: the stage's layers and embeddings
@@ -69,6 +72,14 @@ struct StepKnobs {
     bool overlap_tensor_parallel = false;
     bool overlap_expert_parallel = false;  // the AllToAll of one micro-batch under another's compute
 };
+
+// The stage that sets the pipeline's pace: the last, with the output layer, or the largest other
+// (Megatron-Core's uneven splits leave the last stage a layer short for the output layer).
+struct StagePace {
+    double layers = 1;
+    double logits_s = 0;  // the output layer's time, when the pacing stage runs it
+};
+[[nodiscard]] StagePace pipeline_pace(const LayoutCosts& l, const StepKnobs& k);
 
 // The parts of a step, in the order reports list them; they sum to the step time.
 enum class StepPart {

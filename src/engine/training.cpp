@@ -171,12 +171,15 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
 
     const double pp = axis(PlanAxis::pipeline), tp = axis(PlanAxis::tensor), cp = axis(PlanAxis::context);
     l.pipeline_size = pp;
-    // The slowest (largest) stage sets the pace of the pipeline; the last one also runs the
-    // multi-token prediction modules, a block each (Megatron-Core and DeepSeek-V3 place them there).
+    // The slowest stage sets the pace of the pipeline: the last runs the output layer and the
+    // multi-token prediction modules, a block each (Megatron-Core and DeepSeek-V3 place them there),
+    // so an uneven split that leaves it a layer short may leave the pace to another stage.
     const double last_stage = plan.stage_layers.empty() ? d(model.n_layers) / pp : d(plan.stage_layers.back());
-    l.layers_per_stage = plan.stage_layers.empty() ? d(model.n_layers) / pp
-                                                   : d(*std::max_element(plan.stage_layers.begin(), plan.stage_layers.end()));
-    l.layers_per_stage = std::max(l.layers_per_stage, last_stage + d(plan.mtp_depth));
+    l.last_stage_layers = last_stage + d(plan.mtp_depth);
+    if (pp > 1)
+        l.other_stage_layers = plan.stage_layers.empty() ? d(model.n_layers) / pp
+                                                         : d(*std::max_element(plan.stage_layers.begin(), plan.stage_layers.end() - 1));
+    l.layers_per_stage = std::max(l.last_stage_layers, l.other_stage_layers);
     const double moe_fraction = model.moe ? d(model.moe_layers()) / d(model.n_layers) : 0.0;
 
     const LayerWork& dense_work = work.dense;
@@ -421,7 +424,7 @@ TrainingReport simulate_training(const TrainingScenario& scenario) {
             largest = c.time_s;
             report.bound = c.bound;
         }
-    const double per_layer_microbatches = knobs.microbatches * l.layers_per_stage;
+    const double per_layer_microbatches = knobs.microbatches * pipeline_pace(l, knobs).layers;
     report.per_layer = {forward_compute_s(l), backward_compute_s(l),
                         part(StepPart::recompute) / per_layer_microbatches,
                         (part(StepPart::tensor_comm) + part(StepPart::context_comm) + part(StepPart::expert_comm) +
