@@ -225,7 +225,8 @@ TEST_CASE("cross-validation: the dev set's held-out accuracy, its intervals' cov
     // Out of sample is never better than in sample on the same records.
     CHECK(median >= cv.at("in_sample").at("median_abs_error").get<double>());
     CHECK(p90 >= cv.at("in_sample").at("p90_abs_error").get<double>());
-    // Where it stands (2026-11-30: 7.0%, 20.04% on 372 records with Ai2's OLMo-core runs, a fresh source of FSDP2 and
+    // Where it stands (2026-11-30: 6.8%, 20.04% on 384 records with Zero Bubble's runs, which joined once an uneven
+    // pipeline was paced by its slowest stage (7.1%, 20.3% on 372 with that alone); before, 7.0%, 20.04% on 372 records with Ai2's OLMo-core runs, a fresh source of FSDP2 and
     // torch.compile that its family's fit (fms-fsdp's) prices 10% too slow to 27% too fast, and the elimination rerun,
     // which now holds the per-layer share and the per-step cost out of the pool across families; before, 6.8%, 19.7%
     // with LLM Foundry's records keyed by the campaign that published
@@ -247,7 +248,7 @@ TEST_CASE("cross-validation: the dev set's held-out accuracy, its intervals' cov
     CHECK(median <= 0.08);
     CHECK(p90 <= 0.21);
     // The signed median of every slice of ten runs or more within +-3% (the issue's bound), but for those not there
-    // yet: DeepSpeed's (+5.8%: its ZeRO-3 runs and Pythia too fast held out), PyTorch FSDP's (-3.2%: LLM Foundry's
+    // yet: DeepSpeed's (+4.4%: its ZeRO-3 runs and Pythia too fast held out), PyTorch FSDP's (-3.2%: LLM Foundry's
     // long-sequence rows too slow), plain PyTorch's (-3.2%: fms-fsdp's and OLMo-core's runs, each priced by the
     // other's fit) and the TPUs' (+3.7%, below), held within 6% until they are.
     int slices = 0;
