@@ -89,6 +89,7 @@ MemoryBreakdown estimate_memory(const LayoutCosts& l, const StepKnobs& k) {
 }
 
 StagePace pipeline_pace(const LayoutCosts& l, const StepKnobs& k) {
+    if (l.other_stage_layers <= l.last_stage_layers) return {l.last_stage_layers, l.logits_s};  // even splits: no time to compare
     const double layer_s = forward_compute_s(l) + backward_compute_s(l) + recompute_s(l, k.recompute);
     if (l.other_stage_layers * layer_s > l.last_stage_layers * layer_s + l.logits_s) return {l.other_stage_layers, 0.0};
     return {l.last_stage_layers, l.logits_s};
