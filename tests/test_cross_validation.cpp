@@ -257,13 +257,13 @@ TEST_CASE("cross-validation: the dev set's held-out accuracy, its intervals' cov
             continue;
         ++slices;
         const std::string key = slice.at("key");
-        const bool not_yet = slice.at("slice") == "stack" ? key == "deepspeed" || key == "pytorch-fsdp" || key == "pytorch" || key == "maxtext"
-                                                          : slice.at("slice") == "chip" && key == "tpu";
+        const bool not_yet = slice.at("slice") == "stack" && (key == "deepspeed" || key == "pytorch-fsdp" || key == "pytorch");
         CAPTURE(slice.at("key"));
         CHECK(std::abs(slice.at("signed_median_error").get<double>()) <= (not_yet ? 0.06 : 0.03));
     }
     CHECK(slices >= 10);
-    // The held-out TPU runs, priced from GPU stacks' pooled fit: signed median +3.7% since that fit holds the per-layer
+    // The held-out TPU runs, priced from GPU stacks' pooled fit: signed median -0.3% since their slices, not their chips,
+    // wait for the slowest (2026-11-30); +3.7% since that fit holds the per-layer
     // share and the per-step cost again (2026-11-30, with OLMo-core's runs; -10.6% with them and all four freed),
     // +0.2% while it freed all four (2026-11-30), +2.3% while it took a per-step cost and no straggler spread, +3.7% with a deterministic chip's
     // ranks waiting for no straggler, -13.2% while they waited as GPUs' do (the issue asks +-3% per slice).
@@ -271,7 +271,7 @@ TEST_CASE("cross-validation: the dev set's held-out accuracy, its intervals' cov
     for (const auto& slice : cv.at("slices"))
         if (slice.at("slice") == "chip" && slice.at("key") == "tpu") {
             ++tpu_slices;
-            CHECK(std::abs(slice.at("signed_median_error").get<double>()) <= 0.05);
+            CHECK(std::abs(slice.at("signed_median_error").get<double>()) <= 0.03);
         }
     CHECK(tpu_slices == 1);
     // 90% intervals drawn from the other held-out runs cover 85-95% of the runs (the issue's bound).

@@ -80,10 +80,16 @@ TEST_CASE("stragglers: at a fixed batch per chip, MFU never rises with the chip 
     }
 }
 
-TEST_CASE("stragglers: ranks of a chip with a deterministic step time never wait, whatever the stack's variation") {
+TEST_CASE("stragglers: a deterministic chip's ranks wait only across slices, as many ranks as there are slices") {
     // The same job on TPU v5p (its chip file: deterministic, Jouppi et al. 2017) and on H100s.
     const std::string job = "--model llama3-8b --chips 1024 --global-batch-seqs 1024 --stack " + stack_with_cv(0.02, "maxtext");
+    // 1,024 v5p chips are one slice (a v5p pod holds 8,960): nobody waits.
     CHECK(part_s(train(job + " --hardware tpu-v5p"), "waiting for the slowest rank") == 0.0);
+    // 1,024 v5e chips are four 256-chip slices over DCN: four ranks wait, cv x E[max of 4] = 0.02 x 1.0294
+    // (Harter's table) of the rest.
+    const nlohmann::json slices = train(job + " --hardware tpu-v5e");
+    const double slices_wait_s = part_s(slices, "waiting for the slowest rank");
+    CHECK(slices_wait_s == doctest::Approx(0.02 * 1.0294 * (slices.at("step_time_s").get<double>() - slices_wait_s)).epsilon(1e-3));
     const nlohmann::json gpu = train(job + " --hardware dgx-h100");
     const double wait_s = part_s(gpu, "waiting for the slowest rank");
     // 1,024 ranks wait cv x E[max of 1,024] (held against Harter's table above) of the rest.

@@ -376,8 +376,11 @@ LayoutCostsReport cost_layout(const TrainingScenario& scenario, const LayoutWork
 
 StackStepOverheads stack_step_overheads(const TrainingJob& job) {
     if (!job.chip.kernels) return {};
-    const double rank_time_cv = job.chip.deterministic_step_time ? 0.0 : job.stack.fitted.rank_time_cv;
-    return {job.stack.fitted.per_step_overhead_s, straggler_fraction(static_cast<double>(job.cluster.chips()), rank_time_cv)};
+    // A deterministic chip's ranks keep one pace within a domain (one statically scheduled program
+    // over its own links); domains joined over the data-centre network, each fed by its own hosts,
+    // still wait for the slowest of them.
+    const std::int64_t ranks = job.chip.deterministic_step_time ? job.cluster.chips() / job.cluster.chips_per_domain() : job.cluster.chips();
+    return {job.stack.fitted.per_step_overhead_s, straggler_fraction(static_cast<double>(ranks), job.stack.fitted.rank_time_cv)};
 }
 
 TrainingReport simulate_training(const TrainingScenario& scenario) {

@@ -101,7 +101,7 @@ struct ChipSpec {
     std::optional<VectorUnitSpec> vector_unit;
     double host_link_Bps = 0;
     // One chip's step time does not vary from another's (a statically scheduled chip at a fixed
-    // clock): its ranks never wait for a straggler, whatever a stack's fitted variation says.
+    // clock): the chips of one domain never wait for one another; only whole domains do.
     bool deterministic_step_time = false;
     std::optional<IciSpec> ici;
     std::optional<NvlinkSpec> nvlink;

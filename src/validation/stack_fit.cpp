@@ -96,8 +96,7 @@ StackFit fit_stack(const std::vector<FitCase*>& cases, const StackParams& start,
         const double step_s = c->tokens_per_step / c->measured_tokens_per_s;
         shortest_step_s = std::min(shortest_step_s, step_s);
         longest_step_s = std::max(longest_step_s, step_s);
-        // Ranks of a chip with a deterministic step time never wait for one another: no series of it.
-        if (!c->scenario.chip.deterministic_step_time) counts[c->source].insert(c->chips);
+        counts[c->source].insert(c->chips);
         sharded_measured += c->shards_on_measured_links;
     }
     fit.models = static_cast<int>(models.size());
@@ -132,11 +131,22 @@ StackFit fit_stack(const std::vector<FitCase*>& cases, const StackParams& start,
     for (int round = 0; round < kRounds; ++round) {
         bool improved = false;
         for (const Knob& knob : knobs) {
+            std::vector<double> scores;
             for (const double value : knob.grid) {
                 StackParams trial = fit.params;
                 trial.*knob.member = value;
-                const double s = score(cases, trial);
-                if (s < best - 1e-9) best = s, fit.params = trial, improved = true;
+                scores.push_back(score(cases, trial));
+            }
+            // Of values that score alike, the one nearest the start: no more overhead than the records show.
+            const double lowest = *std::min_element(scores.begin(), scores.end());
+            const double start_value = start.*knob.member;
+            std::size_t pick = 0;
+            for (std::size_t i = 0; i < scores.size(); ++i)
+                if (scores[i] <= lowest + 1e-9 && (scores[pick] > lowest + 1e-9 || std::abs(knob.grid[i] - start_value) < std::abs(knob.grid[pick] - start_value))) pick = i;
+            if (scores[pick] < best - 1e-9) {
+                best = scores[pick];
+                fit.params.*knob.member = knob.grid[pick];
+                improved = true;
             }
         }
         // How much one rank's step time varies is what a scaling series shows.
