@@ -267,13 +267,9 @@ TEST_CASE("cross-validation: the dev set's held-out accuracy, its intervals' cov
     // share and the per-step cost again (2026-11-30, with OLMo-core's runs; -10.6% with them and all four freed),
     // +0.2% while it freed all four (2026-11-30), +2.3% while it took a per-step cost and no straggler spread, +3.7% with a deterministic chip's
     // ranks waiting for no straggler, -13.2% while they waited as GPUs' do (the issue asks +-3% per slice).
-    int tpu_slices = 0;
-    for (const auto& slice : cv.at("slices"))
-        if (slice.at("slice") == "chip" && slice.at("key") == "tpu") {
-            ++tpu_slices;
-            CHECK(std::abs(slice.at("signed_median_error").get<double>()) <= 0.03);
-        }
-    CHECK(tpu_slices == 1);
+    // The loop above holds them to +-3%; here, that they are a slice of their own.
+    const auto& all_slices = cv.at("slices");
+    CHECK(std::count_if(all_slices.begin(), all_slices.end(), [](const auto& s) { return s.at("slice") == "chip" && s.at("key") == "tpu"; }) == 1);
     // 90% intervals drawn from the other held-out runs cover 85-95% of the runs (the issue's bound).
     const auto& runs = cv.at("interval_coverage").at("other_runs");
     const double coverage = runs.at("covered").get<double>() / runs.at("with_interval").get<double>();
