@@ -138,11 +138,10 @@ StackFit fit_stack(const std::vector<FitCase*>& cases, const StackParams& start,
                 scores.push_back(score(cases, trial));
             }
             // Of values that score alike, the one nearest the start: no more overhead than the records show.
-            const double lowest = *std::min_element(scores.begin(), scores.end());
-            const double start_value = start.*knob.member;
-            std::size_t pick = 0;
+            auto pick = static_cast<std::size_t>(std::min_element(scores.begin(), scores.end()) - scores.begin());
+            const double lowest = scores[pick], start_value = start.*knob.member;
             for (std::size_t i = 0; i < scores.size(); ++i)
-                if (scores[i] <= lowest + 1e-9 && (scores[pick] > lowest + 1e-9 || std::abs(knob.grid[i] - start_value) < std::abs(knob.grid[pick] - start_value))) pick = i;
+                if (scores[i] <= lowest + 1e-9 && std::abs(knob.grid[i] - start_value) < std::abs(knob.grid[pick] - start_value)) pick = i;
             if (scores[pick] < best - 1e-9) {
                 best = scores[pick];
                 fit.params.*knob.member = knob.grid[pick];
