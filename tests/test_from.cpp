@@ -343,9 +343,13 @@ TEST_CASE("from maxtext: remat policies by MaxText's names, minimal_flash as the
     const auto report = nlohmann::json::parse(run.out);
     const double repeated = (report["hfu"].get<double>() / report["mfu"].get<double>() - 1.0) * report["model_flops_per_token"].get<double>();
     CHECK(repeated == doctest::Approx(2.0 * 4096 * 28672 * 32).scale(0).epsilon(0.005));
-    // qkv_proj_offloaded moves activations to the host, which no policy of Ridgeline's prices.
-    const std::string offloaded = policy("qkv_proj_offloaded");
-    expect_refusal("train " + job + " --from maxtext " + offloaded, {offloaded, "remat_policy", "qkv_proj_offloaded"});
+    // The offloading policies read as Ridgeline's of the same names; `custom` (per-tensor choices) is refused.
+    check_reads_as(job, "maxtext", policy("qkv_proj_offloaded"),
+                   "--recompute maxtext-qkv-proj-offloaded --fsdp 64 --dp 64 --seq-len 2048 --global-batch-seqs 768 --micro-batch 12");
+    check_reads_as(job, "maxtext", policy("minimal_offloaded"),
+                   "--recompute maxtext-minimal-offloaded --fsdp 64 --dp 64 --seq-len 2048 --global-batch-seqs 768 --micro-batch 12");
+    const std::string custom = policy("custom");
+    expect_refusal("train " + job + " --from maxtext " + custom, {custom, "remat_policy", "custom"});
 }
 
 TEST_CASE("from maxtext: unknown keys, contradictory sizes and malformed YAML are refused naming the file and the key") {

@@ -16,9 +16,10 @@ ModelSummary summarize_model(const ModelSpec& model, double seq_len, const std::
         summary.kv_bytes_per_sequence[i] = kv_cache_bytes_per_sequence(model, seq_len, kKvDtypes[i]);
     }
     for (const RecomputePolicy& policy : policies) {
-        const SavedTensors saved = saved_tensors(policy.modules, AttentionKernel::fused, model.mla.has_value());
+        SavedTensors saved = saved_tensors(policy.modules, AttentionKernel::fused, model.mla.has_value());
+        if (policy.offload) saved &= static_cast<SavedTensors>(SavedTensor::layer_input);
         const double per_token = saved_elements_per_token(model, seq_len, saved) * bytes_per_element(Dtype::bf16);
-        summary.activations.push_back({policy.name, per_token, per_token * seq_len * static_cast<double>(model.n_layers)});
+        summary.activations.push_back({policy.name, policy.offload, per_token, per_token * seq_len * static_cast<double>(model.n_layers)});
     }
     return summary;
 }

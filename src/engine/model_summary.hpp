@@ -18,9 +18,10 @@ struct ModelSummary {
     double six_n_flops_per_token = 0;
     std::array<double, 3> kv_bytes_per_token{};  // bf16, fp8, int8
     std::array<double, 3> kv_bytes_per_sequence{};  // at seq_len, windows counted
-    // Activations (bf16, fused attention) under each recomputation policy asked about.
+    // Activations (bf16, fused attention) on the chip under each recomputation policy asked about.
     struct Activations {
         std::string policy;
+        bool offloaded = false;  // the policy keeps the rest in host memory
         double bytes_per_token_per_layer = 0;
         double bytes_per_sequence = 0;  // all layers, at seq_len
     };

@@ -54,13 +54,27 @@ double forward_compute_s(const LayoutCosts& l) { return l.matmul_fwd_s + l.atten
 
 double backward_compute_s(const LayoutCosts& l) { return l.matmul_bwd_s + l.attention_bwd_s + l.elementwise_bwd_s + l.launches_bwd_s; }
 
-double activation_bytes_per_layer(const LayoutCosts& l, RecomputeModules recompute) {
-    const SavedTensors saved = saved_tensors(recompute, AttentionKernel::fused, l.latent_attention);
+namespace {
+
+double bytes_of(const LayoutCosts& l, SavedTensors tensors) {
     double bytes = 0;
     for (std::size_t bit = 0; bit < kSavedTensorCount; ++bit)
-        if ((saved >> bit) & 1u) bytes += l.saved_bytes_per_layer[bit];
+        if ((tensors >> bit) & 1u) bytes += l.saved_bytes_per_layer[bit];
     return bytes;
 }
+
+// What the policy keeps, and of it what goes to the host: all but the layer input, which the
+// scan over layers carries on the chip (MaxText's offloading policies name only the projections).
+SavedTensors kept(const LayoutCosts& l, const StepKnobs& k) { return saved_tensors(k.recompute, AttentionKernel::fused, l.latent_attention); }
+SavedTensors offloaded(const LayoutCosts& l, const StepKnobs& k) {
+    return k.offload_activations ? kept(l, k) & ~static_cast<SavedTensors>(SavedTensor::layer_input) : 0u;
+}
+
+}  // namespace
+
+double activation_bytes_per_layer(const LayoutCosts& l, const StepKnobs& k) { return bytes_of(l, kept(l, k) & ~offloaded(l, k)); }
+
+double offloaded_bytes_per_layer(const LayoutCosts& l, const StepKnobs& k) { return bytes_of(l, offloaded(l, k)); }
 
 double recompute_s(const LayoutCosts& l, RecomputeModules recompute) {
     using M = RecomputeModule;
@@ -71,6 +85,7 @@ double recompute_s(const LayoutCosts& l, RecomputeModules recompute) {
     if (recomputes(recompute, M::activation)) s += l.activation_fwd_s;
     if (recomputes(recompute, M::mlp_up)) s += l.mlp_up_fwd_s;
     if (recomputes(recompute, M::mla_up_projection)) s += l.mla_up_fwd_s;
+    if (recomputes(recompute, M::attention_projection)) s += l.out_projection_fwd_s;
     return s;
 }
 
@@ -83,7 +98,11 @@ MemoryBreakdown estimate_memory(const LayoutCosts& l, const StepKnobs& k) {
     m.parameters_bytes = params * p.param_bytes;
     m.gradients_bytes = params * p.grad_bytes / gradient_shards;
     m.optimizer_bytes = k.offload_optimizer ? 0.0 : params * (p.master_bytes + p.optimizer_bytes) / optimizer_shards(l, k);
-    m.activations_bytes = activation_bytes_per_layer(l, k.recompute) * l.layers_per_stage * in_flight_microbatches(l, k);
+    const double held_layers = l.layers_per_stage * in_flight_microbatches(l, k);
+    // Offloaded tensors pass through the chip: one layer's on their way out, the next layer's on their way back.
+    const double offloaded_per_layer = offloaded_bytes_per_layer(l, k);
+    m.activations_bytes = activation_bytes_per_layer(l, k) * held_layers + 2.0 * offloaded_per_layer;
+    m.host_activations_bytes = offloaded_per_layer * held_layers;
     m.buffers_bytes = l.logits_buffer_bytes + l.gathered_weight_bytes;
     return m;
 }
@@ -137,9 +156,9 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     // Hidden, the gathers' kernels still hold SMs: the compute under them runs on the rest.
     const double fsdp_hidden =
         hidden(l.weight_comm_fwd_s, compute_fwd, k.overlap_data_parallel) + hidden(l.weight_comm_bwd_s, compute_bwd, k.overlap_data_parallel);
-    const double fsdp_exposed = exposed(l.weight_comm_fwd_s, compute_fwd, k.overlap_data_parallel) +
-                                exposed(l.weight_comm_bwd_s, compute_bwd, k.overlap_data_parallel) +
-                                l.sharded_comm_sm_margin * fsdp_hidden;
+    const double fsdp_fwd = exposed(l.weight_comm_fwd_s, compute_fwd, k.overlap_data_parallel);
+    const double fsdp_bwd = exposed(l.weight_comm_bwd_s, compute_bwd, k.overlap_data_parallel);
+    const double fsdp_exposed = fsdp_fwd + fsdp_bwd + l.sharded_comm_sm_margin * fsdp_hidden;
 
     // DualPipe pairs a forward and a backward chunk so that each one's AllToAll runs under the other's compute.
     const bool expert_overlap = k.overlap_expert_parallel || k.schedule == PipelineSchedule::dualpipe;
@@ -147,11 +166,18 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     const double ep_hidden = hidden(l.expert_comm_s, compute_fwd + compute_bwd, expert_overlap);
     const double ep_exposed = exposed(l.expert_comm_s, compute_fwd + compute_bwd, expert_overlap) + l.expert_comm_sm_share * ep_hidden;
 
+    // Offloaded activations cross the host link out during the layer's forward pass and back during
+    // its backward, each under the pass as long as it already is (the weight gathers run on other links).
+    const double offload_s = offloaded_bytes_per_layer(l, k) / l.host_link_Bps;
+    const double offload_fwd = exposed(offload_s, compute_fwd + fsdp_fwd, true);
+    const double offload_bwd = exposed(offload_s, compute_bwd + recompute + fsdp_bwd, true);
+    const double offload_exposed = offload_fwd + offload_bwd;
+
     const StagePace pace = pipeline_pace(l, k);
     const double layers = pace.layers;
     const double stage_fwd = layers * compute_fwd;
     const double stage_bwd = layers * (compute_bwd + recompute);
-    const double stage_comm = layers * (tp_exposed + cp_exposed + ep_exposed + fsdp_exposed);
+    const double stage_comm = layers * (tp_exposed + cp_exposed + ep_exposed + fsdp_exposed + offload_exposed);
     const double per_microbatch = stage_fwd + stage_bwd + stage_comm + pace.logits_s;
     // Idle time of the pipeline, in the terms of DeepSeek-V3's Table 2: F + B per micro-batch, W the
     // weight-gradient GEMMs (half the backward GEMMs) that zero-bubble schedules move into the bubble.
@@ -164,8 +190,9 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
 
     // Once per step: gradient reduction under the last backward pass, weight gathers under the next forward.
     const double chunks = k.schedule == PipelineSchedule::interleaved ? k.virtual_stages : 1.0;
-    const double step_comm = chunked_exposed(layers * l.gradient_comm_s, stage_bwd, chunks, pp, k.overlap_data_parallel) +
-                             chunked_exposed(layers * l.gather_comm_s, stage_fwd, chunks, pp, k.overlap_data_parallel);
+    // The passes they hide under last as long as offloaded activations hold them.
+    const double step_comm = chunked_exposed(layers * l.gradient_comm_s, stage_bwd + layers * offload_bwd, chunks, pp, k.overlap_data_parallel) +
+                             chunked_exposed(layers * l.gather_comm_s, stage_fwd + layers * offload_fwd, chunks, pp, k.overlap_data_parallel);
 
     const double m = k.microbatches;
     fill_overlap_free_parts(l, k, parts);
@@ -173,6 +200,7 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
     parts[index(StepPart::context_comm)] = m * layers * cp_exposed;
     parts[index(StepPart::expert_comm)] = m * layers * ep_exposed;
     parts[index(StepPart::weight_gathers)] = m * layers * fsdp_exposed;
+    parts[index(StepPart::activation_offload)] = m * layers * offload_exposed;
     parts[index(StepPart::bubble)] = bubble;
     // Interleaved, a micro-batch crosses a stage boundary once per virtual stage (Narayanan et al.
     // 2021, Sec. 2.2.2); stacks that overlap those sends hide each under a virtual stage's compute.

@@ -34,7 +34,7 @@ struct LayoutCosts {
     double step_overhead_s = 0;                      // the software stack's, once per step
     double straggler_fraction = 0;                   // of the rest of the step: waiting for the slowest rank
     // Forward times of what a recomputation policy may run again (beside the attention core).
-    double norm_fwd_s = 0, activation_fwd_s = 0, mlp_up_fwd_s = 0, mla_up_fwd_s = 0;
+    double norm_fwd_s = 0, activation_fwd_s = 0, mlp_up_fwd_s = 0, mla_up_fwd_s = 0, out_projection_fwd_s = 0;
     double layers_per_stage = 1;  // the largest stage's, with the MTP modules on the last: what memory holds
     // The last stage's layers (with the MTP modules; it also runs the output layer) and the largest
     // other stage's (0 with one stage): which of them sets the pipeline's pace (pipeline_pace).
@@ -66,6 +66,7 @@ struct StepKnobs {
     PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
     double virtual_stages = 1;
     RecomputeModules recompute = 0;
+    bool offload_activations = false;  // what the policy keeps, but each layer's input, waits in host memory
     int zero_stage = 0;
     bool offload_optimizer = false;
     bool overlap_data_parallel = true;
@@ -84,9 +85,9 @@ struct StagePace {
 // The parts of a step, in the order reports list them; they sum to the step time.
 enum class StepPart {
     matmuls, attention, elementwise, launches, recompute, tensor_comm, context_comm, expert_comm,
-    weight_gathers, bubble, pipeline_sends, gradient_sync, optimizer, framework, stragglers
+    weight_gathers, activation_offload, bubble, pipeline_sends, gradient_sync, optimizer, framework, stragglers
 };
-inline constexpr std::size_t kStepParts = 15;
+inline constexpr std::size_t kStepParts = 16;
 using StepParts = std::array<double, kStepParts>;
 
 struct MemoryBreakdown {
@@ -95,6 +96,7 @@ struct MemoryBreakdown {
     double optimizer_bytes = 0;
     double activations_bytes = 0;
     double buffers_bytes = 0;
+    double host_activations_bytes = 0;  // offloaded: in host memory, not counted in the chip's total
     [[nodiscard]] double total_bytes() const {
         return parameters_bytes + gradients_bytes + optimizer_bytes + activations_bytes + buffers_bytes;
     }
@@ -108,8 +110,10 @@ inline constexpr double kAttentionBackwardRatio = 2.5;
 [[nodiscard]] double forward_compute_s(const LayoutCosts& layout);
 [[nodiscard]] double backward_compute_s(const LayoutCosts& layout);
 
-// Activations one layer keeps for one micro-batch, and the forward work it repeats, under a policy.
-[[nodiscard]] double activation_bytes_per_layer(const LayoutCosts& layout, RecomputeModules recompute);
+// Activations one layer keeps for one micro-batch on the chip and, offloaded, in host memory; and
+// the forward work it repeats, under a policy.
+[[nodiscard]] double activation_bytes_per_layer(const LayoutCosts& layout, const StepKnobs& knobs);
+[[nodiscard]] double offloaded_bytes_per_layer(const LayoutCosts& layout, const StepKnobs& knobs);
 [[nodiscard]] double recompute_s(const LayoutCosts& layout, RecomputeModules recompute);
 
 [[nodiscard]] MemoryBreakdown estimate_memory(const LayoutCosts& layout, const StepKnobs& knobs);

@@ -32,7 +32,7 @@ struct PerStep {
 struct LayerTime {
     double matmul_fwd = 0, attention_fwd = 0, elementwise_fwd = 0, launches_fwd = 0;
     double matmul_bwd = 0, attention_bwd = 0, elementwise_bwd = 0, launches_bwd = 0;
-    double norm_fwd = 0, activation_fwd = 0, mlp_up_fwd = 0, mla_up_fwd = 0;  // parts of the above a policy may recompute
+    double norm_fwd = 0, activation_fwd = 0, mlp_up_fwd = 0, mla_up_fwd = 0, out_projection_fwd = 0;  // parts of the above a policy may recompute
     double tp_overlapped_fwd = 0, tp_overlapped_bwd = 0;  // GEMMs beside a tensor-parallel collective
     bool matmul_memory_bound = false;
     CommTotals comm_fwd, comm_bwd;
@@ -102,6 +102,7 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
         if (m.input_gradient_reduced) t.tp_overlapped_bwd += backward_s;
         if (m.name.ends_with("mlp_in") || m.name == "experts_in") t.mlp_up_fwd += time.lower_bound_s();
         if (m.name == "q_up" || m.name == "kv_up") t.mla_up_fwd += time.lower_bound_s();
+        if (m.name == "out") t.out_projection_fwd += time.lower_bound_s();
         t.matmul_memory_bound = t.matmul_memory_bound || time.memory_s > time.compute_s;
         if (measured && dtypes.compute == Dtype::fp8) {
             // fp8 GEMMs quantise what they read (Transformer Engine): the input is cast forward
@@ -196,7 +197,8 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
         {&LayoutCosts::elementwise_fwd_s, &LayerTime::elementwise_fwd}, {&LayoutCosts::elementwise_bwd_s, &LayerTime::elementwise_bwd},
         {&LayoutCosts::launches_fwd_s, &LayerTime::launches_fwd}, {&LayoutCosts::launches_bwd_s, &LayerTime::launches_bwd},
         {&LayoutCosts::norm_fwd_s, &LayerTime::norm_fwd}, {&LayoutCosts::activation_fwd_s, &LayerTime::activation_fwd},
-        {&LayoutCosts::mlp_up_fwd_s, &LayerTime::mlp_up_fwd}, {&LayoutCosts::mla_up_fwd_s, &LayerTime::mla_up_fwd}};
+        {&LayoutCosts::mlp_up_fwd_s, &LayerTime::mlp_up_fwd}, {&LayoutCosts::mla_up_fwd_s, &LayerTime::mla_up_fwd},
+        {&LayoutCosts::out_projection_fwd_s, &LayerTime::out_projection_fwd}};
     for (const auto& part : kKernelParts) l.*part.first = mix([time = part.second](const LayerTime& t) { return t.*time; });
     l.tensor_comm_fwd_s = mix([](const LayerTime& t) { return t.comm_fwd.tensor; });
     l.tensor_comm_bwd_s = mix([](const LayerTime& t) { return t.comm_bwd.tensor; });
@@ -313,6 +315,7 @@ StepKnobs TrainingPlan::step_knobs() const {
     k.schedule = schedule;
     k.virtual_stages = d(vpp);
     k.recompute = recompute.modules;
+    k.offload_activations = recompute.offload;
     k.zero_stage = zero_stage();
     k.offload_optimizer = offload_optimizer;
     k.overlap_data_parallel = overlap;
@@ -414,6 +417,7 @@ TrainingReport simulate_training(const TrainingScenario& scenario) {
         {"context-parallel comms (exposed)", part(StepPart::context_comm), network(layout.context_level)},
         {"expert all-to-all (exposed)", part(StepPart::expert_comm), network(layout.expert_level)},
         {"weight gathers (exposed)", part(StepPart::weight_gathers), network(layout.weights_level)},
+        {"activation offload (exposed)", part(StepPart::activation_offload), {Bound::host_link, ""}},
         {"pipeline bubble", part(StepPart::bubble), {Bound::pipeline, ""}},
         {"pipeline sends", part(StepPart::pipeline_sends), network(layout.send_level)},
         {"gradient sync (exposed)", part(StepPart::gradient_sync), network(layout.step_level)},

@@ -23,6 +23,7 @@ constexpr std::array<std::pair<const char*, RecomputeModule>, kRecomputeModuleCo
     {"activation", RecomputeModule::activation},
     {"mlp_up", RecomputeModule::mlp_up},
     {"mla_up_projection", RecomputeModule::mla_up_projection},
+    {"attention_projection", RecomputeModule::attention_projection},
     {"layer", RecomputeModule::layer},
 }};
 
@@ -67,6 +68,7 @@ LoadedPolicy load(const std::filesystem::path& path) {
             root.fail("recompute[" + std::to_string(index) + "]", "unknown module \"" + name + "\"; known: " + module_names());
         ++index;
     }
+    loaded.policy.offload = root.boolean("offload", false);
     loaded.searched = root.boolean("search", false);
     root.finish();
     return loaded;

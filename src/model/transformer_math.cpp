@@ -162,6 +162,10 @@ double training_flops_with_recompute(const ModelSpec& model, double seq_len, boo
         if (model.moe) width += d(model.moe_layers()) * d(model.moe->top_k + model.moe->n_shared_experts) * d(model.moe->d_ff_expert);
         again += 2.0 * up * d(model.d_model) * width;
     }
+    if (recomputes(recomputed, RecomputeModule::attention_projection)) {
+        const double v_head = model.mla ? d(model.mla->v_head_dim) : d(model.head_dim);
+        again += 2.0 * d(model.n_layers) * d(model.n_heads) * v_head * d(model.d_model);
+    }
     if (recomputes(recomputed, RecomputeModule::mla_up_projection) && model.mla) {
         const MlaSpec& mla = *model.mla;
         const double N = d(model.n_heads);
@@ -199,6 +203,7 @@ SavedTensors saved_tensors(RecomputeModules recomputed, AttentionKernel attentio
     drop_if(RecomputeModule::norms, T::attention_norm_output | T::mlp_norm_output);
     drop_if(RecomputeModule::activation, static_cast<SavedTensors>(T::mlp_activation));
     drop_if(RecomputeModule::mlp_up, static_cast<SavedTensors>(T::mlp_hidden));
+    drop_if(RecomputeModule::attention_projection, static_cast<SavedTensors>(T::mlp_norm_input));
     // Only MLA's q, k and v come from latents the policy keeps.
     if (latent_attention) drop_if(RecomputeModule::mla_up_projection, static_cast<SavedTensors>(T::qkv));
     return saved;

@@ -87,10 +87,13 @@ enum class RecomputeModule : unsigned {
     activation = 1u << 3,         // the MLP's (or experts') activation output
     mlp_up = 1u << 4,             // the up (and gate) projections' outputs
     mla_up_projection = 1u << 5,  // MLA's q, k, v from their latents
-    layer = 1u << 6,
+    // The output projection: with the layer input it makes the residual stream the MLP norm reads
+    // (JAX policies that save only q, k and v).
+    attention_projection = 1u << 6,
+    layer = 1u << 7,
 };
 using RecomputeModules = unsigned;  // a bit set of RecomputeModule; 0 recomputes nothing
-inline constexpr std::size_t kRecomputeModuleCount = 7;
+inline constexpr std::size_t kRecomputeModuleCount = 8;
 [[nodiscard]] constexpr bool recomputes(RecomputeModules modules, RecomputeModule module) {
     return (modules & static_cast<unsigned>(module)) != 0;
 }

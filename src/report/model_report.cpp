@@ -55,7 +55,8 @@ std::string model_table(const ModelSpec& model, const ModelSummary& summary) {
 
     Table activations({"activations (bf16, fused attention)", "per token per layer", "per sequence, all layers"});
     for (const ModelSummary::Activations& a : summary.activations)
-        activations.add_row({"recompute " + a.policy, si(a.bytes_per_token_per_layer, "B"), si(a.bytes_per_sequence, "B")});
+        activations.add_row({"recompute " + a.policy + (a.offloaded ? " (the rest in host memory)" : ""), si(a.bytes_per_token_per_layer, "B"),
+                             si(a.bytes_per_sequence, "B")});
     return text + activations.render();
 }
 

@@ -77,6 +77,8 @@ std::string training_table(const TrainingScenario& s, const TrainingReport& r, d
     memory.add_row({"activations (in-flight micro-batches)", si(r.memory.activations_bytes, "B")});
     memory.add_row({"buffers (logits, gathered weights)", si(r.memory.buffers_bytes, "B")});
     memory.add_row({"total", si(r.memory.total_bytes(), "B") + " of " + si(r.hbm_bytes, "B") + (r.fits ? " (fits)" : " (does NOT fit)")});
+    if (r.memory.host_activations_bytes > 0)
+        memory.add_row({"activations offloaded to host memory", si(r.memory.host_activations_bytes, "B") + " (not in the total)"});
     return text + memory.render();
 }
 
@@ -129,6 +131,7 @@ nlohmann::json training_document(const TrainingScenario& s, const TrainingReport
     doc["memory"] = {{"parameters_bytes", r.memory.parameters_bytes}, {"gradients_bytes", r.memory.gradients_bytes},
                      {"optimizer_bytes", r.memory.optimizer_bytes},   {"activations_bytes", r.memory.activations_bytes},
                      {"buffers_bytes", r.memory.buffers_bytes},       {"hbm_bytes", r.hbm_bytes}};
+    if (r.memory.host_activations_bytes > 0) doc["memory"]["host_activations_bytes"] = r.memory.host_activations_bytes;
     doc["fits"] = r.fits;
     if (!r.fits) doc["overflow_bytes"] = r.memory.total_bytes() - r.hbm_bytes;
     doc["collectives_per_layer"] = nlohmann::json::array();

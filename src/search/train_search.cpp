@@ -409,6 +409,7 @@ void Search::run_knobs(const LayoutOptions& o, const std::vector<int>& zeros, co
             for (const int zero : zeros)
                 for (const bool offload : o.offloads) {
                     k.recompute = rc.modules;
+                    k.offload_activations = rc.offload;
                     k.zero_stage = zero;
                     k.offload_optimizer = offload;
                     const double memory = estimate_memory(l, k).total_bytes();
