@@ -293,6 +293,28 @@ TEST_CASE("from maxtext: its 2023-12 recipe scripts read as published (python3 M
     reads("maxtext-52b", "tpu-v4", 192, "v4/52b.sh", "--fsdp 192 --dp 192 --global-batch-seqs 1920 --micro-batch 10 --recompute full");
 }
 
+TEST_CASE("from maxtext: its 2026 v5e scripts (python3 -m, base.yml in the environment's folder) read as published, q/k/v in host memory") {
+    const auto file = [](const std::string& name) { return ridgeline::test::data_file("launch/maxtext/tpu-v5e/" + name).string(); };
+    // A v5e-256 slice; ici_fsdp_parallelism -1 (base.yml): fsdp over all 256 chips; per_device_batch_size
+    // 2 and 8: 512 and 2048 sequences of base.yml's 2048 tokens, as many a replica.
+    const std::string job70 = "--model llama2-70b --hardware tpu-v5e --chips 256";
+    const std::string job13 = "--model llama2-13b --hardware tpu-v5e --chips 256";
+    const std::string plan = " --fsdp 256 --dp 256 --seq-len 2048 --recompute maxtext-qkv-proj-offloaded";
+    check_reads_as(job70, "maxtext", file("llama2_70b.sh"), "--global-batch-seqs 512 --micro-batch 2" + plan);
+    check_reads_as(job13, "maxtext", file("llama2_13b.sh"), "--global-batch-seqs 2048 --micro-batch 8" + plan);
+    // Their headers say they "work out of the box" on a v5e-256 slice: they fit its 16 GiB, and would
+    // not with q, k and v kept on the chip.
+    for (const auto& [job, script] : {std::pair{job70, std::string("llama2_70b.sh")}, std::pair{job13, std::string("llama2_13b.sh")}}) {
+        CAPTURE(script);
+        const auto offloaded = run_ridgeline("train " + job + " --from maxtext " + file(script) + " --json");
+        REQUIRE(offloaded.exit_code == 0);
+        CHECK(nlohmann::json::parse(offloaded.out)["fits"].get<bool>());
+        const auto kept = run_ridgeline("train " + job + " --from maxtext " + file(script) + " --recompute maxtext-save-qkv-proj --json");
+        REQUIRE(kept.exit_code == 0);
+        CHECK_FALSE(nlohmann::json::parse(kept.out)["fits"].get<bool>());
+    }
+}
+
 TEST_CASE("from maxtext: its GPU model configurations read as published, on its own stack with cuDNN attention") {
     const auto file = [](const std::string& name) { return ridgeline::test::data_file("launch/maxtext/gpu/" + name).string(); };
     // base_config base.yml; no axis given: ici_fsdp_parallelism -1 takes every GPU; per_device_batch_size

@@ -143,3 +143,25 @@ TEST_CASE("shell: malformed scripts and scripts with no single launch are refuse
     CHECK(!looks_like_shell_script("# args\n--tensor-model-parallel-size 2\n"));
     CHECK(looks_like_shell_script("#!/bin/bash\nexport A=1\n"));
 }
+
+TEST_CASE("shell: python -m MODULE is the launch where no .py script is run, and package tools and launcher modules are not") {
+    // As MaxText's 2026 scripts launch: the module's folder of configurations is the environment's.
+    const LaunchCommand m = read_launch_command(
+        "export EXECUTABLE=\"train\"\n"
+        "python3 -m pip install -r requirements.txt\n"
+        "python3 -m maxtext.trainers.pre_train.$EXECUTABLE \"${CONFIGS:-${ROOT:-$PWD}/configs}\"//base.yml steps=15\n",
+        "m.sh");
+    CHECK(m.line == 3);
+    CHECK(m.script == "maxtext.trainers.pre_train.train");
+    REQUIRE(m.args.size() == 2);
+    // bash gives "$PWD/configs//base.yml": the folder is unknown, the name after it is the script's.
+    REQUIRE(m.args[0].unknown);
+    CHECK(m.args[0].text.substr(m.args[0].known_from) == "//base.yml");
+    CHECK(texts(m)[1] == "steps=15");
+    CHECK_FALSE(m.args[1].unknown);
+    // A launcher module runs the .py script after it.
+    const LaunchCommand t = read_launch_command("python -m torch.distributed.run --nproc_per_node 8 pretrain_gpt.py --seq-length 4096\n", "t.sh");
+    CHECK(t.script == "pretrain_gpt.py");
+    CHECK(texts(t) == Words{"--seq-length", "4096"});
+    CHECK_THROWS_AS((void)read_launch_command("python -m pip install ridgeline\n", "p.sh"), InputError);
+}

@@ -27,20 +27,6 @@ std::string stack_with_cv(double cv, const std::string& base = "megatron-core") 
     return path.string();
 }
 
-nlohmann::json train(const std::string& arguments) {
-    const auto result = test::run_ridgeline("train " + arguments + " --json");
-    CAPTURE(result.err);
-    REQUIRE(result.exit_code == 0);
-    return nlohmann::json::parse(result.out);
-}
-
-double part_s(const nlohmann::json& report, const std::string& name) {
-    for (const auto& part : report.at("breakdown"))
-        if (part.at("name") == name) return part.at("time_s").get<double>();
-    FAIL("no part " << name);
-    return 0;
-}
-
 }  // namespace
 
 TEST_CASE("stragglers: the expected maximum of N standard normals, against Harter's table") {
@@ -55,13 +41,13 @@ TEST_CASE("stragglers: the expected maximum of N standard normals, against Harte
 
 TEST_CASE("stragglers: the step waits cv x E[max of N] of the rest, and only that") {
     const std::string job = "--model llama3-70b --hardware dgx-h100 --chips 1000 --tp 8 --pp 5 --global-batch-seqs 2000 ";
-    const nlohmann::json still = train(job + "--stack " + stack_with_cv(0.0));
-    const nlohmann::json varying = train(job + "--stack " + stack_with_cv(0.02));
-    CHECK(part_s(still, "waiting for the slowest rank") == 0.0);
+    const nlohmann::json still = test::train_json(job + "--stack " + stack_with_cv(0.0));
+    const nlohmann::json varying = test::train_json(job + "--stack " + stack_with_cv(0.02));
+    CHECK(test::step_part_s(still, "waiting for the slowest rank") == 0.0);
     // 1,000 ranks: E[max] = 3.24144 (Harter's table); the rest of the step is what the report
     // without variation shows.
     const double rest_s = still.at("step_time_s").get<double>();
-    const double wait_s = part_s(varying, "waiting for the slowest rank");
+    const double wait_s = test::step_part_s(varying, "waiting for the slowest rank");
     CHECK(wait_s == doctest::Approx(0.02 * 3.24144 * rest_s).scale(0).epsilon(1e-5));
     CHECK(varying.at("step_time_s").get<double>() == doctest::Approx(rest_s + wait_s).scale(0).epsilon(1e-12));
 }
@@ -71,7 +57,7 @@ TEST_CASE("stragglers: at a fixed batch per chip, MFU never rises with the chip 
     double previous_mfu = 1.0;
     for (int chips = 256; chips <= 16384; chips *= 2) {
         // tp 8, pp 4: 32 chips a replica, 8 sequences per replica.
-        const nlohmann::json report = train("--model llama3-70b --hardware dgx-h100 --chips " + std::to_string(chips) +
+        const nlohmann::json report = test::train_json("--model llama3-70b --hardware dgx-h100 --chips " + std::to_string(chips) +
                                             " --tp 8 --pp 4 --global-batch-seqs " + std::to_string(chips / 4) + " --stack " + stack);
         const double mfu = report.at("mfu").get<double>();
         CAPTURE(chips);
@@ -84,14 +70,14 @@ TEST_CASE("stragglers: a deterministic chip's ranks wait only across slices, as 
     // The same job on TPU v5p (its chip file: deterministic, Jouppi et al. 2017) and on H100s.
     const std::string job = "--model llama3-8b --chips 1024 --global-batch-seqs 1024 --stack " + stack_with_cv(0.02, "maxtext");
     // 1,024 v5p chips are one slice (a v5p pod holds 8,960): nobody waits.
-    CHECK(part_s(train(job + " --hardware tpu-v5p"), "waiting for the slowest rank") == 0.0);
+    CHECK(test::step_part_s(test::train_json(job + " --hardware tpu-v5p"), "waiting for the slowest rank") == 0.0);
     // 1,024 v5e chips are four 256-chip slices over DCN: four ranks wait, cv x E[max of 4] = 0.02 x 1.0294
     // (Harter's table) of the rest.
-    const nlohmann::json slices = train(job + " --hardware tpu-v5e");
-    const double slices_wait_s = part_s(slices, "waiting for the slowest rank");
+    const nlohmann::json slices = test::train_json(job + " --hardware tpu-v5e");
+    const double slices_wait_s = test::step_part_s(slices, "waiting for the slowest rank");
     CHECK(slices_wait_s == doctest::Approx(0.02 * 1.0294 * (slices.at("step_time_s").get<double>() - slices_wait_s)).epsilon(1e-3));
-    const nlohmann::json gpu = train(job + " --hardware dgx-h100");
-    const double wait_s = part_s(gpu, "waiting for the slowest rank");
+    const nlohmann::json gpu = test::train_json(job + " --hardware dgx-h100");
+    const double wait_s = test::step_part_s(gpu, "waiting for the slowest rank");
     // 1,024 ranks wait cv x E[max of 1,024] (held against Harter's table above) of the rest.
     CHECK(wait_s > 0.0);
     CHECK(wait_s == doctest::Approx(straggler_fraction(1024, 0.02) * (gpu.at("step_time_s").get<double>() - wait_s)).scale(0).epsilon(1e-6));

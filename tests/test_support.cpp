@@ -74,6 +74,20 @@ nlohmann::json read_json(const std::filesystem::path& path) {
     return nlohmann::json::parse(in);
 }
 
+nlohmann::json train_json(const std::string& arguments) {
+    const auto result = run_ridgeline("train " + arguments + " --json");
+    CAPTURE(result.err);
+    REQUIRE(result.exit_code == 0);
+    return nlohmann::json::parse(result.out);
+}
+
+double step_part_s(const nlohmann::json& train_report, const std::string& name) {
+    for (const auto& part : train_report.at("breakdown"))
+        if (part.at("name") == name) return part.at("time_s").get<double>();
+    FAIL("no step part " << name);
+    return 0;
+}
+
 CommandResult run_ridgeline(const std::string& arguments) {
     const auto temp = std::filesystem::temp_directory_path();
     const auto err_path = temp / ("ridgeline_test_err_" + std::to_string(::getpid()));

@@ -45,6 +45,11 @@ struct CommandResult {
 // Runs the ridgeline binary with `arguments` (already shell-quoted where needed).
 CommandResult run_ridgeline(const std::string& arguments);
 
+// `ridgeline train ARGUMENTS --json`, which must succeed, as its JSON document; and the time of one
+// row (by name) of that report's breakdown of the step.
+nlohmann::json train_json(const std::string& arguments);
+double step_part_s(const nlohmann::json& train_report, const std::string& name);
+
 // The command is refused as bad input: exit 2, nothing on stdout, one line on stderr holding
 // every needle (the file or flag, the field), no NaN.
 void expect_refusal(const std::string& arguments, const std::vector<std::string>& needles);

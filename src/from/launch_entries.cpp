@@ -110,7 +110,9 @@ LaunchEntries read_maxtext_script(const std::string& text, const std::string& fi
     if (command.args.empty() || command.args.front().text.find('=') != std::string::npos)
         throw InputError(file, "line " + std::to_string(command.line), "expected " + command.script + " CONFIG.yml key=value ... (MaxText's pyconfig reads its configuration file first)");
     const ShellWord& config = command.args.front();
-    if (config.unknown) throw InputError(file, "line " + std::to_string(command.line), "the configuration file is not known statically: " + *config.unknown);
+    // Only the file's name matters (Ridgeline reads base.yml's defaults): its folder may be the environment's.
+    if (config.unknown && !config.text.substr(config.known_from).ends_with("/base.yml"))
+        throw InputError(file, "line " + std::to_string(command.line), "the configuration file is not known statically: " + *config.unknown);
     if (std::filesystem::path(config.text).filename() != "base.yml")
         throw InputError(file, config.text, "the script starts from this configuration, not MaxText's base.yml, whose defaults Ridgeline reads: give that file to --from with the script's overrides in it");
     for (std::size_t k = 1; k < command.args.size(); ++k) {

@@ -52,6 +52,8 @@ struct Frame {
 
 const std::set<std::string> kDocumentShells = {"sbatch", "bash", "sh"};  // run a here-document as a script
 const std::set<std::string> kLaunchers = {"torchrun", "python", "python3", "srun", "mpirun", "mpiexec", "deepspeed", "accelerate", "uv"};
+// Modules `python -m` runs that start no training script of their own.
+const std::set<std::string> kModuleTools = {"pip", "venv", "ensurepip", "torch.distributed.run", "torch.distributed.launch"};
 
 class Interpreter {
 public:
@@ -291,7 +293,9 @@ private:
         ShellWord cur;
         bool started = false;
         const auto mark = [&](const std::optional<std::string>& why) {
-            if (why && !cur.unknown) cur.unknown = why;
+            if (!why) return;
+            if (!cur.unknown) cur.unknown = why;
+            cur.known_from = cur.text.size();
         };
         const auto push = [&] {
             if (started) fields.push_back(cur);
@@ -698,7 +702,12 @@ private:
         if (kLaunchers.count(command) == 0) return;
         std::size_t script = 1;
         while (script < words.size() && !(words[script].text.ends_with(".py") && !words[script].unknown)) ++script;
-        if (script == words.size()) return;  // python -c, pip install ...
+        // Else the last -m MODULE that is not a launcher or a package tool: MaxText's
+        // `python3 -m maxtext.trainers.pre_train.train`.
+        if (script == words.size())
+            for (std::size_t k = 2; k < words.size(); ++k)
+                if (words[k - 1].text == "-m" && !words[k - 1].unknown && !words[k].unknown && kModuleTools.count(words[k].text) == 0) script = k;
+        if (script == words.size()) return;  // python -c, python -m pip install ...
         if (runs() == Runs::maybe)
             fail(line, "the launch command runs under the condition on line " + std::to_string(maybe_line()) +
                            ", which cannot be evaluated without running the script");

@@ -19,6 +19,7 @@ namespace ridgeline {
 struct ShellWord {
     std::string text;
     std::optional<std::string> unknown;  // why the value cannot be known statically (with its line)
+    std::size_t known_from = 0;          // text from here on is the script's own, after any unknown part
 };
 
 struct LaunchCommand {
