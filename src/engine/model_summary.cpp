@@ -17,7 +17,7 @@ ModelSummary summarize_model(const ModelSpec& model, double seq_len, const std::
     }
     for (const RecomputePolicy& policy : policies) {
         SavedTensors saved = saved_tensors(policy.modules, AttentionKernel::fused, model.mla.has_value());
-        if (policy.offload) saved &= static_cast<SavedTensors>(SavedTensor::layer_input);
+        if (policy.offload) saved &= ~offloaded_tensors(saved);
         const double per_token = saved_elements_per_token(model, seq_len, saved) * bytes_per_element(Dtype::bf16);
         summary.activations.push_back({policy.name, policy.offload, per_token, per_token * seq_len * static_cast<double>(model.n_layers)});
     }

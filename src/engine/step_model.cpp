@@ -63,12 +63,8 @@ double bytes_of(const LayoutCosts& l, SavedTensors tensors) {
     return bytes;
 }
 
-// What the policy keeps, and of it what goes to the host: all but the layer input, which the
-// scan over layers carries on the chip (MaxText's offloading policies name only the projections).
 SavedTensors kept(const LayoutCosts& l, const StepKnobs& k) { return saved_tensors(k.recompute, AttentionKernel::fused, l.latent_attention); }
-SavedTensors offloaded(const LayoutCosts& l, const StepKnobs& k) {
-    return k.offload_activations ? kept(l, k) & ~static_cast<SavedTensors>(SavedTensor::layer_input) : 0u;
-}
+SavedTensors offloaded(const LayoutCosts& l, const StepKnobs& k) { return k.offload_activations ? offloaded_tensors(kept(l, k)) : 0u; }
 
 }  // namespace
 

@@ -102,6 +102,9 @@ inline constexpr std::size_t kRecomputeModuleCount = 8;
 // softmax statistics rather than the probabilities).
 // `latent_attention`: the model is MLA, whose q, k and v the mla_up_projection module recomputes.
 [[nodiscard]] SavedTensors saved_tensors(RecomputeModules recomputed, AttentionKernel attention, bool latent_attention);
+// Of what a host-offloading policy keeps, what goes to the host: all but the layer input, which the
+// scan over layers carries on the chip (MaxText's offloading policies name only matmul outputs).
+[[nodiscard]] constexpr SavedTensors offloaded_tensors(SavedTensors kept) { return kept & ~static_cast<SavedTensors>(SavedTensor::layer_input); }
 // Training FLOPs including what recomputation repeats (hardware FLOPs, for HFU).
 [[nodiscard]] double training_flops_with_recompute(const ModelSpec& model, double seq_len, bool causal,
                                                    RecomputeModules recomputed);
