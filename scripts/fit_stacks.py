@@ -134,6 +134,11 @@ def main():
         unfitted = [p for p in PARAMS if p not in fit["fitted"] and p not in held]
         if unfitted:
             origin += "; not fitted (%s): %s" % ("too few models or no scaling series or no sharded records", ", ".join(unfitted))
+        borrowed = fit.get("borrowed", {})
+        for source, text in (("family", "its family's fit"), ("pooled", "the pooled fit of all stacks")):
+            names = [p for p in PARAMS if borrowed.get(p) == source]
+            if names:
+                origin += "; from %s, which its own records cannot show: %s" % (text, ", ".join(names))
         fitted = {"origin": origin + held_text + pooled_text}
         if pooled:
             fitted["pooled"] = pooled
@@ -142,6 +147,8 @@ def main():
             if p == "sharded_comm_efficiency" and value == 1.0:
                 continue
             fitted[p] = round(value, 4)
+        if borrowed:
+            fitted["borrowed"] = {p: borrowed[p] for p in PARAMS if p in borrowed and p in fitted}
         print(name, json.dumps({k: v for k, v in fitted.items() if k != "origin"}))
         if args.write:
             stack["fitted"] = fitted

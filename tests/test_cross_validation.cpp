@@ -211,6 +211,45 @@ TEST_CASE("cross-validation: a family's fit frees what a stack's own does, and o
     CHECK(cv.at("pooled").at("layer_overhead_fraction").get<double>() == 0.0);
 }
 
+TEST_CASE("cross-validation: what a stack's own records cannot show comes from a wider fit, never the neutral value") {
+    // Megatron-LM's 16 records in Narayanan et al.'s tables shard nothing, so its own fit cannot set the
+    // share of ZeRO-3 / FSDP collectives it reaches; DeepSpeed's 6 ZeRO-3 records in the pool of all 22 can.
+    const std::string tables = narayanan_tables("narayanan-borrow");
+    const auto result = test::run_ridgeline("validate " + tables + " --cross-validate --json");
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    const nlohmann::json cv = nlohmann::json::parse(result.out).at("cross_validation");
+    const auto& pooled = cv.at("pooled");
+    REQUIRE(pooled.at("borrowed").empty());
+    const double pooled_share = pooled.at("sharded_comm_efficiency").get<double>();
+    CHECK(pooled_share < 1.0);  // ZeRO-3 at 384-2240 GPUs reached a small share of the modelled rate
+    const auto& megatron = cv.at("fits").at("megatron-lm-2021");
+    CHECK(megatron.at("borrowed").at("sharded_comm_efficiency") == "pooled");
+    CHECK(megatron.at("sharded_comm_efficiency").get<double>() == doctest::Approx(pooled_share));
+    // DeepSpeed's own records show it: its own value, nothing borrowed for it.
+    const auto& deepspeed = cv.at("fits").at("megatron-deepspeed");
+    CHECK_FALSE(deepspeed.at("borrowed").contains("sharded_comm_efficiency"));
+}
+
+TEST_CASE("cross-validation: the shipped stacks carry the borrowed parameters the in-sample fits took") {
+    if (!kWholeDevSet) return;
+    const nlohmann::json& cv = dev_cross_validation();
+    int borrowed = 0;
+    for (const auto& [name, fit] : cv.at("fits").items()) {
+        CAPTURE(name);
+        const nlohmann::json stack = test::read_json(test::source_dir() / "stacks" / (name + ".json"));
+        const nlohmann::json& fitted = stack.at("fitted");
+        for (const auto& [parameter, from] : fit.at("borrowed").items()) {
+            CAPTURE(parameter);
+            const nlohmann::json& wider = from == "pooled" ? cv.at("pooled") : cv.at("family_fits").at(stack.value("family", name));
+            CHECK(fitted.at("borrowed").at(parameter) == from);
+            CHECK(fitted.value(parameter, 1.0) == doctest::Approx(wider.at(parameter).get<double>()));
+            ++borrowed;
+        }
+    }
+    CHECK(borrowed >= 1);
+}
+
 TEST_CASE("cross-validation: the dev set's held-out accuracy, its intervals' coverage and the shipped residuals") {
     if (!kWholeDevSet) return;
     const nlohmann::json& cv = dev_cross_validation();
@@ -404,7 +443,7 @@ TEST_CASE("intervals: train and search train give one from held-out runs like th
     }
 }
 
-TEST_CASE("bad input: a residuals file or a stack's pooled origin out of range names the field") {
+TEST_CASE("bad input: a residuals file or a stack's pooled or borrowed origin out of range names the field") {
     const auto dir = test::scratch_dir("residuals");
     std::ofstream(dir / "bad.json") << R"({"schema": "ridgeline.residuals/1", "origin": "test", "residuals": [)"
                                     << R"({"id": "a", "source": "s", "error": -2, "stack_family": "megatron", "chip_family": "hopper",)"
@@ -419,6 +458,17 @@ TEST_CASE("bad input: a residuals file or a stack's pooled origin out of range n
     std::ofstream(dir / "stack.json") << stack.dump();
     test::expect_refusal("train --model llama3-8b --hardware dgx-h100 --chips 8 --stack " + (dir / "stack.json").string(),
                          {"stack.json", "fitted.pooled"});
+    // A borrowed parameter names a value the fit gives, taken from its family or the pool.
+    stack = test::read_json(test::source_dir() / "stacks" / "nemo.json");
+    stack["fitted"]["borrowed"] = {{"sharded_comm_efficiency", "neighbours"}};
+    std::ofstream(dir / "borrow-from.json") << stack.dump();
+    test::expect_refusal("train --model llama3-8b --hardware dgx-h100 --chips 8 --stack " + (dir / "borrow-from.json").string(),
+                         {"borrow-from.json", "fitted.borrowed.sharded_comm_efficiency"});
+    stack["fitted"].erase("sharded_comm_efficiency");
+    stack["fitted"]["borrowed"] = {{"sharded_comm_efficiency", "pooled"}};
+    std::ofstream(dir / "borrow-absent.json") << stack.dump();
+    test::expect_refusal("train --model llama3-8b --hardware dgx-h100 --chips 8 --stack " + (dir / "borrow-absent.json").string(),
+                         {"borrow-absent.json", "fitted.borrowed.sharded_comm_efficiency"});
 }
 
 TEST_CASE("dev set: the NeMo 25.02 and 25.04 records are the transcribed performance-summary rows, and a row's two rates agree") {

@@ -120,6 +120,7 @@ nlohmann::json params_json(const StackFit& fit) {
             {"rank_time_cv", fit.params.rank_time_cv},
             {"sharded_comm_efficiency", fit.params.sharded_comm_efficiency},
             {"fitted", fit.fitted},
+            {"borrowed", fit.borrowed},
             {"records", fit.records},
             {"models", fit.models},
             {"scaling_series", fit.series},

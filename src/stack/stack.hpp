@@ -3,6 +3,7 @@
 // kernel, whether the memory-bound kernels are fused, how the loss is computed — and the few
 // overheads of its own that no kernel measurement shows, fitted on published runs with their
 // origin stored. Kernel efficiencies are the chip's (hardware files, "kernels"), never the stack's.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ struct Stack {
     std::string fitted_origin;           // where the fitted parameters come from
     // "own" records, or none: the pooled fit of its "family"'s other stacks, or of all stacks ("pooled").
     std::string fitted_from = "own";
+    // Of a fit from its own records, the parameters they could not show (no sharded runs, no scaling
+    // series), taken from its "family"'s fit or the "pooled" fit of all stacks.
+    std::map<std::string, std::string> fitted_borrowed;
     // MoE token dispatchers the stack offers ("alltoall": NCCL AllToAll; "deepep": DeepEP's
     // node-deduplicated kernels), and whether it can hide the expert AllToAll under another
     // micro-batch's compute (Megatron-Core's EP overlap; DualPipe does so by construction).

@@ -81,6 +81,15 @@ Stack load_stack_file(const std::filesystem::path& path) {
         if (stack.fitted.sharded_comm_efficiency > 1.0)
             fitted.fail("sharded_comm_efficiency", "expected a share of the collective rate in (0, 1]");
     }
+    if (auto borrowed = fitted.optional_object("borrowed")) {
+        for (const std::string& name : borrowed->keys()) {
+            if (!fitted.has(name)) borrowed->fail(name, "not a parameter this fit gives");
+            const std::string from = borrowed->string(name);
+            if (from != "family" && from != "pooled") borrowed->fail(name, "expected \"family\" or \"pooled\", found \"" + from + "\"");
+            stack.fitted_borrowed[name] = from;
+        }
+        borrowed->finish();
+    }
     fitted.finish();
     root.allow("notes");
     root.finish();

@@ -87,10 +87,32 @@ RunKind run_kind(const FitCase& c, const std::string& params) {
     return kind;
 }
 
+// `fit` with each parameter its records could not fit (no sharded runs, no scaling series) taken
+// from `wider` where that fit has it: wider evidence, never the optimistic neutral value. Records
+// that shard over links at their datasheet rate (TPU ICI) keep the sharded share whole: the rest of
+// their fit is already of sharded plans, and the share cannot be told from the links'. From the fit
+// pooled across families only the sharded share: its rank_time_cv stands in for the per-layer and
+// per-step costs the fit policy keeps out of it, and borrowed, it cost the cross-validated error.
+StackFit borrow(StackFit fit, const StackFit* wider, const std::string& from) {
+    if (!wider) return fit;
+    const auto has = [](const StackFit& f, const std::string& name) { return std::find(f.fitted.begin(), f.fitted.end(), name) != f.fitted.end(); };
+    for (const auto& [name, member] : kStackParamMembers) {
+        const bool share = std::string(name) == "sharded_comm_efficiency";
+        if ((from == "pooled" && !share) || (share && fit.sharded_records >= kMinFitRecords)) continue;
+        if (!has(fit, name) && has(*wider, name)) {
+            fit.params.*member = wider->params.*member;
+            fit.fitted.emplace_back(name);
+            fit.borrowed[name] = wider->borrowed.count(name) ? wider->borrowed.at(name) : from;
+        }
+    }
+    return fit;
+}
+
 // The parameters a stack gets from the records at hand: its own fit with enough records, else the
-// fit of its family's other stacks, else the pooled fit of all records. Never zero overhead. A
-// family shares its code base, so its fit frees what a stack's own fit would; only the pool across
-// families holds the policy's `when_pooled` parameters.
+// fit of its family's other stacks, else the pooled fit of all records, each rung filling what the
+// one before could not fit (borrow). Never zero overhead. A family shares its code base, so its fit
+// frees what a stack's own fit would; only the pool across families holds the policy's
+// `when_pooled` parameters.
 class FitLadder {
 public:
     FitLadder(std::vector<FitCase*> cases, const HeldParameters& held)
@@ -98,17 +120,8 @@ public:
         pooled_held_.insert(held.when_pooled.begin(), held.when_pooled.end());
     }
     std::pair<StackParams, std::string> params_for(const std::string& stack, const std::string& family) {
-        const auto own = select(cases_, [&](const FitCase& c) { return c.stack == stack; });
-        if (static_cast<int>(own.size()) >= kMinFitRecords) {
-            if (!own_.count(stack)) own_[stack] = fit_stack(own, kNeutral, held_);
-            return {own_[stack].params, "own"};
-        }
-        const auto kin = select(cases_, [&](const FitCase& c) { return c.stack != stack && c.scenario.stack.family == family; });
-        if (static_cast<int>(kin.size()) >= kMinFitRecords) {
-            const std::string key = family + " without " + stack;
-            if (!family_.count(key)) family_[key] = fit_stack(kin, kNeutral, held_);
-            return {family_[key].params, "family"};
-        }
+        if (const StackFit* own = own_fit(stack, family)) return {own->params, "own"};
+        if (const StackFit* kin = family_fit(family, stack)) return {kin->params, "family"};
         return {pooled().params, "pooled"};
     }
 
@@ -121,18 +134,40 @@ public:
         std::map<std::string, StackFit> fits;
         std::set<std::string> families;
         for (const FitCase* c : cases_) families.insert(c->scenario.stack.family);
-        for (const std::string& family : families) {
-            const auto kin = select(cases_, [&](const FitCase& c) { return c.scenario.stack.family == family; });
-            if (static_cast<int>(kin.size()) >= kMinFitRecords) fits[family] = fit_stack(kin, kNeutral, held_);
-        }
+        for (const std::string& family : families)
+            if (const StackFit* fit = family_fit(family, "")) fits[family] = *fit;
         return fits;
     }
     [[nodiscard]] const std::map<std::string, StackFit>& own_fits() const { return own_; }
 
 private:
+    // The stack's fit on its own records, with what they cannot fit from its family's and the pool's;
+    // null with too few records.
+    const StackFit* own_fit(const std::string& stack, const std::string& family) {
+        if (!own_.count(stack)) {
+            const auto own = select(cases_, [&](const FitCase& c) { return c.stack == stack; });
+            if (static_cast<int>(own.size()) < kMinFitRecords) return nullptr;
+            own_[stack] = borrow(borrow(fit_stack(own, kNeutral, held_), family_fit(family, ""), "family"), &pooled(), "pooled");
+        }
+        return &own_.at(stack);
+    }
+    // The fit of the family's records but `without`'s (all of them with ""), with the pool's sharded
+    // share where they have none; null with too few records.
+    const StackFit* family_fit(const std::string& family, const std::string& without) {
+        const std::string key = family + " without " + without;
+        if (!family_.count(key)) {
+            const auto kin = select(cases_, [&](const FitCase& c) { return c.stack != without && c.scenario.stack.family == family; });
+            family_[key] = static_cast<int>(kin.size()) >= kMinFitRecords
+                               ? std::optional(borrow(fit_stack(kin, kNeutral, held_), &pooled(), "pooled"))
+                               : std::nullopt;
+        }
+        return family_[key] ? &*family_[key] : nullptr;
+    }
+
     std::vector<FitCase*> cases_;
     std::set<std::string> held_, pooled_held_;
-    std::map<std::string, StackFit> own_, family_;
+    std::map<std::string, StackFit> own_;
+    std::map<std::string, std::optional<StackFit>> family_;
     std::optional<StackFit> pooled_;
 };
 

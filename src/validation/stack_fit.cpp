@@ -66,11 +66,12 @@ bool links_measured(const ChipSpec& chip) {
 
 }  // namespace
 
+bool shards_parameters(const FitCase& c) { return c.scenario.plan.size(PlanAxis::fsdp) > 1 || c.scenario.plan.zero_stage() >= 3; }
+
 double case_error(FitCase& c, const StackParams& p) {
     // The per-step cost and the straggler wait compose with the rest of the step in closed form
     // (engine/stragglers.hpp): only the layer share and the sharded share need the engine again.
-    const bool shards = c.scenario.plan.size(PlanAxis::fsdp) > 1 || c.scenario.plan.zero_stage() >= 3;
-    const std::pair<double, double> key{p.layer_overhead_fraction, shards ? p.sharded_comm_efficiency : 1.0};
+    const std::pair<double, double> key{p.layer_overhead_fraction, shards_parameters(c) ? p.sharded_comm_efficiency : 1.0};
     auto base = c.base_step_s.find(key);
     if (base == c.base_step_s.end()) {
         TrainingScenario trial = c.scenario;
@@ -98,6 +99,7 @@ StackFit fit_stack(const std::vector<FitCase*>& cases, const StackParams& start,
         longest_step_s = std::max(longest_step_s, step_s);
         counts[c->source].insert(c->chips);
         sharded_measured += c->shards_on_measured_links;
+        fit.sharded_records += shards_parameters(*c);
     }
     fit.models = static_cast<int>(models.size());
     std::vector<FitCase*> series;

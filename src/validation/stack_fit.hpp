@@ -26,6 +26,16 @@ struct FitCase {
     std::map<std::pair<double, double>, double> base_step_s;
 };
 
+// Each fitted parameter by the name stack files, --hold and the fit's "fitted" list give it.
+inline constexpr std::pair<const char*, double StackParams::*> kStackParamMembers[] = {
+    {"per_step_overhead_s", &StackParams::per_step_overhead_s},
+    {"layer_overhead_fraction", &StackParams::layer_overhead_fraction},
+    {"rank_time_cv", &StackParams::rank_time_cv},
+    {"sharded_comm_efficiency", &StackParams::sharded_comm_efficiency}};
+
+// Whether the case's plan shards its parameters (ZeRO-3 / FSDP): the sharded share applies.
+[[nodiscard]] bool shards_parameters(const FitCase& c);
+
 // The predicted error (predicted / measured tokens/s - 1) of a case under `params`.
 [[nodiscard]] double case_error(FitCase& c, const StackParams& params);
 
@@ -33,8 +43,10 @@ struct FitCase {
 struct StackFit {
     StackParams params;
     std::vector<std::string> fitted;  // the parameters fitted (the rest keep the start's values)
+    std::map<std::string, std::string> borrowed;  // of `fitted`, those taken from a wider fit: "family" or "pooled"
     int records = 0;
     int models = 0;
+    int sharded_records = 0;  // whose plans shard the parameters (ZeRO-3 / FSDP), on any links
     std::vector<std::string> series;  // sources whose records form a scaling series (rank_time_cv's)
     ErrorSummary in_sample;
 };
