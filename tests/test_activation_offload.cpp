@@ -68,3 +68,12 @@ TEST_CASE("save_qkv_proj recomputes the output projection: 2 x 8192 x 8192 FLOPs
     CHECK(repeated(qkv) - repeated(projections) == doctest::Approx(2.0 * 8192 * 8192 * kLayers).epsilon(1e-6));
     CHECK(test::step_part_s(qkv, "recomputation") > test::step_part_s(projections, "recomputation"));
 }
+
+TEST_CASE("MaxText's mesh rules split the residual stream's embedding over the tensor axis: each chip keeps its slice") {
+    // strategies/maxtext.json: residual {batch: [data, fsdp], embed: [tensor]}. Under full
+    // recomputation a chip keeps each layer's input only: 2 x 2048 tokens of 8192 / 4 values.
+    const std::string job = "--model llama2-70b --hardware tpu-v5e-pod --chips 256 --tp 4 --fsdp 64 --dp 64 --seq-len 2048 "
+                            "--micro-batch 2 --global-batch-seqs 128 --stack maxtext --strategy maxtext --recompute full";
+    const nlohmann::json report = test::train_json(job);
+    CHECK(report["memory"]["activations_bytes"].get<double>() == doctest::Approx(kLayers * kTokens * 8192 / 4 * kBf16));
+}

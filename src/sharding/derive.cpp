@@ -463,7 +463,9 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
     // Memory-bound kernels: each norm reads and writes the residual stream, each residual add
     // reads two streams and writes one (counted as two passes), each GEMM output is read and
     // written again (bias, activation, cast), routed tokens are permuted into expert order and back.
-    const double stream = work.local_tokens * Dm;
+    // The stream is this device's share: its tokens, and its slice of the embedding where the
+    // strategy splits it (MaxText's rules put the residual's embed on the tensor axis).
+    const double stream = work.local_tokens * c.local_extent(residual, D::embed, s.residual.on(D::embed));
     // The gated activation follows the up projections, RoPE the query/key projections.
     using K = ElementwiseKind;
     work.elementwise = {{"norms", 4.0 * stream, K::norm, 2}, {"residual adds", 4.0 * stream, K::residual_add, 2}};
