@@ -61,6 +61,14 @@ std::string narayanan_tables(const std::string& name) {
     return dev_subset(name, [](const nlohmann::json& r) { return r.at("source").at("key").get<std::string>().rfind("narayanan2021", 0) == 0; });
 }
 
+// Cross-validation of Narayanan et al.'s two tables under `flags`, as validate's JSON gives it.
+nlohmann::json narayanan_cross_validation(const std::string& name, const std::string& flags = "") {
+    const auto result = test::run_ridgeline("validate " + narayanan_tables(name) + " --cross-validate " + flags + " --json");
+    INFO(result.err);
+    REQUIRE(result.exit_code == 0);
+    return nlohmann::json::parse(result.out).at("cross_validation");
+}
+
 Residual residual(const std::string& id, const std::string& source, double error, const std::string& stack = "megatron",
                   const std::string& chip = "hopper", std::int64_t chips = 128) {
     return {id, source, RunKind{stack, chip, false, chips, "own"}, error};
@@ -175,11 +183,7 @@ TEST_CASE("cross-validation: each source is predicted by fits that never saw it,
     // which runs on the megatron-deepspeed stack) in Table 2 only. Leaving Table 2 out, Megatron-LM keeps
     // Table 1's 10 records (its own fit) and DeepSpeed has none, nor has its family: the pooled fit of
     // what is left prices it.
-    const std::string tables = narayanan_tables("narayanan");
-    const auto result = test::run_ridgeline("validate " + tables + " --cross-validate --json");
-    INFO(result.err);
-    REQUIRE(result.exit_code == 0);
-    const nlohmann::json cv = nlohmann::json::parse(result.out).at("cross_validation");
+    const nlohmann::json cv = narayanan_cross_validation("narayanan");
     CHECK(cv.at("overall").at("count") == 22);
     int deepspeed = 0;
     for (const auto& r : cv.at("records")) {
@@ -194,11 +198,7 @@ TEST_CASE("cross-validation: each source is predicted by fits that never saw it,
 }
 
 TEST_CASE("cross-validation: a family's fit frees what a stack's own does, and only the pool across families holds more") {
-    const std::string tables = narayanan_tables("narayanan-family");
-    const auto result = test::run_ridgeline("validate " + tables + " --cross-validate --hold none --hold-pooled layer_overhead_fraction --json");
-    INFO(result.err);
-    REQUIRE(result.exit_code == 0);
-    const nlohmann::json cv = nlohmann::json::parse(result.out).at("cross_validation");
+    const nlohmann::json cv = narayanan_cross_validation("narayanan-family", "--hold none --hold-pooled layer_overhead_fraction");
     // The megatron family's records here are exactly megatron-lm-2021's 16: fitted on the same records
     // under the same holds, the family's fit is the stack's own, per-layer overhead included.
     const auto& own = cv.at("fits").at("megatron-lm-2021");
@@ -214,11 +214,7 @@ TEST_CASE("cross-validation: a family's fit frees what a stack's own does, and o
 TEST_CASE("cross-validation: what a stack's own records cannot show comes from a wider fit, never the neutral value") {
     // Megatron-LM's 16 records in Narayanan et al.'s tables shard nothing, so its own fit cannot set the
     // share of ZeRO-3 / FSDP collectives it reaches; DeepSpeed's 6 ZeRO-3 records in the pool of all 22 can.
-    const std::string tables = narayanan_tables("narayanan-borrow");
-    const auto result = test::run_ridgeline("validate " + tables + " --cross-validate --json");
-    INFO(result.err);
-    REQUIRE(result.exit_code == 0);
-    const nlohmann::json cv = nlohmann::json::parse(result.out).at("cross_validation");
+    const nlohmann::json cv = narayanan_cross_validation("narayanan-borrow");
     const auto& pooled = cv.at("pooled");
     REQUIRE(pooled.at("borrowed").empty());
     const double pooled_share = pooled.at("sharded_comm_efficiency").get<double>();
