@@ -488,6 +488,8 @@ def round_three():
         ("stack-rank-cv-5.json", [("fitted.rank_time_cv", 5)], "fitted.rank_time_cv"),
         ("stack-name-missing.json", [("name", DELETE)], "name"),
         ("stack-cross-entropy-text.json", [("fp32_cross_entropy", "sometimes")], "fp32_cross_entropy"),
+        ("stack-sharded-blocks-text.json", [("sharded_comm_blocks", "yes")], "sharded_comm_blocks"),
+        ("stack-sharded-copies-unsourced.json", [("sharded_copies_per_rank", True)], "sharded_collectives_source"),
     ]:
         case(name, stack, edits, train_with, [name, field])
     # A kernel no chip has measured: the chip's kernel table is what lacks it, so that file is named.

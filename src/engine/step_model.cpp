@@ -150,10 +150,10 @@ double estimate_step_time(const LayoutCosts& l, const StepKnobs& k, StepParts& p
                               (k.overlap_tensor_parallel ? l.tp_overlap_sm_s : 0.0);
     const double cp_exposed = exposed(l.context_comm_fwd_s, l.attention_fwd_s, true) + exposed(l.context_comm_bwd_s, attention_bwd, true);
     // Hidden, the gathers' kernels still hold SMs: the compute under them runs on the rest.
-    const double fsdp_hidden =
-        hidden(l.weight_comm_fwd_s, compute_fwd, k.overlap_data_parallel) + hidden(l.weight_comm_bwd_s, compute_bwd, k.overlap_data_parallel);
-    const double fsdp_fwd = exposed(l.weight_comm_fwd_s, compute_fwd, k.overlap_data_parallel);
-    const double fsdp_bwd = exposed(l.weight_comm_bwd_s, compute_bwd, k.overlap_data_parallel);
+    const bool fsdp_overlap = k.overlap_data_parallel && !l.weight_comm_blocks;
+    const double fsdp_hidden = hidden(l.weight_comm_fwd_s, compute_fwd, fsdp_overlap) + hidden(l.weight_comm_bwd_s, compute_bwd, fsdp_overlap);
+    const double fsdp_fwd = exposed(l.weight_comm_fwd_s, compute_fwd, fsdp_overlap);
+    const double fsdp_bwd = exposed(l.weight_comm_bwd_s, compute_bwd, fsdp_overlap);
     const double fsdp_exposed = fsdp_fwd + fsdp_bwd + l.sharded_comm_sm_margin * fsdp_hidden;
 
     // DualPipe pairs a forward and a backward chunk so that each one's AllToAll runs under the other's compute.

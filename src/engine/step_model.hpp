@@ -27,6 +27,7 @@ struct LayoutCosts {
     double expert_comm_sm_share = 0;  // of the chip's SMs the overlapped expert AllToAll holds
     double sharded_comm_sm_margin = 0;  // a GEMM's extra time per second of FSDP traffic hidden under it
     double weight_comm_fwd_s = 0, weight_comm_bwd_s = 0;
+    bool weight_comm_blocks = false;  // the stack's sharded collectives never run under compute
     double gradient_comm_s = 0, gather_comm_s = 0;  // once per step, per layer
     double logits_s = 0;                             // output layer, forward and backward
     double pipeline_send_s = 0;                      // per micro-batch, forward and back

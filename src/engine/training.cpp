@@ -50,6 +50,13 @@ private:
     double hbm_Bps() const { return s_.chip.hbm_bw_Bps * s_.chip.efficiency.hbm; }
     double axis(const std::string& name) const { return s_.plan.size(name); }
     double axis(PlanAxis a) const { return s_.plan.size(a); }
+    double group_size(const AxisList& axes) const {
+        double size = 1;
+        for (const auto& a : axes) size *= axis(a);
+        return size;
+    }
+    // The least a kernel costs: the chip's measured GEMM floor, or its stated per-kernel overhead.
+    double kernel_floor_s() const { return s_.chip.kernels ? s_.chip.kernels->gemm_launch_s : s_.chip.efficiency.kernel_overhead_s; }
 
     // The reference lives until the next call.
     const CollectiveCost& cost(const DerivedCollective& c) const {
@@ -155,7 +162,10 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
         }
         CommTotals& totals = c.phase == CommPhase::forward ? t.comm_fwd : t.comm_bwd;
         switch (c.role) {
-            case CommRole::weights: add_comm(totals.weights, totals.weights_level, cc, s_.stack.fitted.sharded_comm_efficiency); break;
+            case CommRole::weights:
+                add_comm(totals.weights, totals.weights_level, cc, s_.stack.fitted.sharded_comm_efficiency);
+                if (s_.stack.sharded_copies_per_rank) totals.weights += group_size(c.axes) * kernel_floor_s();
+                break;
             case CommRole::context: add_comm(totals.context, totals.context_level, cc); break;
             case CommRole::experts: add_comm(totals.expert, totals.expert_level, cc); break;
             case CommRole::activations: add_comm(totals.tensor, totals.tensor_level, cc); break;
@@ -207,6 +217,7 @@ LayoutCostsReport LayoutCoster::run(const LayoutWork& work) const {
     l.expert_comm_s = mix([](const LayerTime& t) { return t.comm_fwd.expert + t.comm_bwd.expert; });
     l.weight_comm_fwd_s = mix([](const LayerTime& t) { return t.comm_fwd.weights; });
     l.weight_comm_bwd_s = mix([](const LayerTime& t) { return t.comm_bwd.weights; });
+    l.weight_comm_blocks = s_.stack.sharded_comm_blocks;
     l.gradient_comm_s = mix([](const LayerTime& t) { return t.per_step.gradients; });
     l.gather_comm_s = mix([](const LayerTime& t) { return t.per_step.weight_gathers; });
     out.matmul_bound = dense.matmul_memory_bound ? Bound::memory : Bound::compute;

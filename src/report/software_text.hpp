@@ -30,12 +30,15 @@ namespace ridgeline::report {
     return "its runs";
 }
 
-// A fitted share below 1 changes every sharded plan's step: the reader is told.
+// A fitted share below 1, or gathers that block compute, change every sharded plan's step: the reader is told.
 [[nodiscard]] inline std::string sharded_comm_text(const Stack& stack) {
-    if (stack.fitted.sharded_comm_efficiency >= 1.0) return "";
+    std::string text;
+    if (stack.sharded_comm_blocks) text += "; each of its ZeRO-3 / FSDP gathers waits for the whole device, so none runs under compute";
+    if (stack.sharded_copies_per_rank) text += "; its sharded collectives copy one piece per rank";
+    if (stack.fitted.sharded_comm_efficiency >= 1.0) return text;
     char share[32];
     std::snprintf(share, sizeof share, "%.3g%%", 100.0 * stack.fitted.sharded_comm_efficiency);
-    return "; its ZeRO-3 / FSDP gathers and reduce-scatters at " + std::string(share) + " of the modelled rate (fitted on " +
+    return text + "; its ZeRO-3 / FSDP gathers and reduce-scatters at " + std::string(share) + " of the modelled rate (fitted on " +
            parameter_origin(stack, "sharded_comm_efficiency") + ")";
 }
 

@@ -58,6 +58,12 @@ struct Stack {
     double tp_comm_sms_forward = 0, tp_comm_sms_backward = 0;
     // SMs the FSDP / ZeRO-3 gathers and reduce-scatters hold while they run under compute.
     double sharded_comm_sms = 0;
+    // DeepSpeed's ZeRO-3 of 2021 (v0.3.12-v0.5.10): each parameter gathered by itself after a device-wide
+    // synchronisation, so none of its sharded collectives (the reduce-scatters in flight included)
+    // runs under compute; and each through torch.distributed's list form, which copies one piece
+    // per rank into or out of a flat buffer.
+    bool sharded_comm_blocks = false;
+    bool sharded_copies_per_rank = false;
     // Pipeline sends of activations every tensor rank holds whole go as 1/tp slices, all-gathered
     // over the tensor ranks after (Megatron-LM's scatter/gather optimisation).
     bool pipeline_scatter_gather = false;

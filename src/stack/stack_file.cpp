@@ -53,6 +53,10 @@ Stack load_stack_file(const std::filesystem::path& path) {
     sms("tp_comm_sms_forward", "tp_comm_source", stack.tp_comm_sms_forward);
     sms("tp_comm_sms_backward", "tp_comm_source", stack.tp_comm_sms_backward);
     sms("sharded_comm_sms", "sharded_comm_source", stack.sharded_comm_sms);
+    stack.sharded_comm_blocks = root.boolean("sharded_comm_blocks", false);
+    stack.sharded_copies_per_rank = root.boolean("sharded_copies_per_rank", false);
+    if (stack.sharded_comm_blocks || stack.sharded_copies_per_rank) (void)root.string("sharded_collectives_source");
+    else root.allow("sharded_collectives_source");
     stack.pipeline_scatter_gather = root.boolean("pipeline_scatter_gather", false);
     stack.interleaved_send_overlap = root.boolean("interleaved_send_overlap", false);
     if (stack.pipeline_scatter_gather || stack.interleaved_send_overlap) (void)root.string("pipeline_source");
