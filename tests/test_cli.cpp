@@ -432,6 +432,32 @@ TEST_CASE("train refuses plans that do not fit the chips or the model") {
     CHECK(doc["overflow_bytes"].get<double>() > 0);
 }
 
+TEST_CASE("train: with no micro-batch given, a replica's whole batch where it fits, else the largest divisor of it that does") {
+    const std::string job = "train --model llama3-8b --hardware dgx-h100 --chips 8 --global-batch-seqs 512 --recompute full --json";
+    const json chosen = json::parse(run_ridgeline(job).out);
+    // 512 sequences over 8 replicas: 64 each. Of its divisors, 2 fits and 4 does not, each given outright.
+    CHECK(chosen["plan"]["micro_batch_seqs"] == 2);
+    CHECK(chosen["plan"]["microbatches"] == 32);
+    CHECK(chosen["fits"] == true);
+    CHECK(chosen["plan"]["micro_batch_choice"].get<std::string>().find("largest that fits") != std::string::npos);
+    const json two = json::parse(run_ridgeline(job + " --micro-batch 2").out), four = json::parse(run_ridgeline(job + " --micro-batch 4").out);
+    CHECK(two["fits"] == true);
+    CHECK(four["fits"] == false);
+    CHECK(two["step_time_s"] == chosen["step_time_s"]);
+    // Given, a micro-batch is kept even where it does not fit: not fitting is an answer.
+    CHECK_FALSE(four["plan"].contains("micro_batch_choice"));
+    // A whole batch that fits is kept, and nothing is said.
+    const json small = json::parse(run_ridgeline("train --model llama3-8b --hardware dgx-h100 --chips 8 --global-batch-seqs 16 --recompute full --json").out);
+    CHECK(small["plan"]["micro_batch_seqs"] == 2);
+    CHECK(small["fits"] == true);
+    CHECK_FALSE(small["plan"].contains("micro_batch_choice"));
+    // Where not even one sequence fits, one at a time, and the report says none fits.
+    const auto table = run_ridgeline("train --model llama3-8b --hardware dgx-h100 --chips 8 --global-batch-seqs 512");
+    REQUIRE(table.exit_code == 0);
+    CHECK(table.out.find("micro-batch 1 x 64 per replica (none of the replica's 64 sequences fits at once") != std::string::npos);
+    CHECK(table.out.find("does NOT fit") != std::string::npos);
+}
+
 TEST_CASE("validate: per-record predictions, summaries, and skipped records with reasons") {
     const std::string runs = (ridgeline::test::source_dir() / "tests" / "data" / "runs" / "published-runs-dev.json").string();
     const auto result = run_ridgeline("validate " + runs + " --json");

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include "accuracy/residuals_file.hpp"
 #include "accuracy/training_interval.hpp"
@@ -22,8 +23,8 @@ TrainOutcome train(TrainRequest request) {
     }
     if (setup.global_batch_seqs != std::floor(setup.global_batch_seqs))
         throw InputError("--global-batch-seqs", "", "not a whole number of sequences");
-    TrainOutcome out{build_training_scenario(setup, request.data_dir, "plan"), {}, {}};
-    out.report = simulate_training(out.scenario);
+    PricedTraining priced = price_training(setup, request.data_dir, "plan");
+    TrainOutcome out{std::move(priced.scenario), std::move(priced.report), {}};
     out.report.interval = training_interval(load_residuals(residuals_path(request.data_dir)), out.scenario);
     if (request.train_tokens > 0)
         out.outlook = run_outlook(out.scenario, out.report, setup.hardware, request.train_tokens, request.operations);

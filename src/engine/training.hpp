@@ -94,6 +94,9 @@ struct TrainingReport {
     // From the held-out residuals of runs like this one (accuracy/training_interval.hpp), where the
     // caller drew one: the engine itself never does.
     std::optional<PredictionInterval> interval;
+    // Where no micro-batch was given and the whole per-replica batch does not fit, the caller's
+    // choice of a smaller one, said in the report ("" otherwise).
+    std::string micro_batch_choice;
     [[nodiscard]] double time_to_train_s(double tokens) const { return tokens / tokens_per_s; }
 };
 

@@ -343,6 +343,9 @@ LaunchConfig maxtext(const SettingReader& r, const ModelSpec& model, Int chips) 
         if (r.has("gradient_accumulation")) {
             microbatches = r.whole("gradient_accumulation");
             micro_id = "gradient_accumulation";
+        } else if (c.global_batch_seqs) {
+            microbatches = 1;  // without accumulation a replica runs its whole batch at once
+            micro_id = "per_device_batch";
         }
     }
     if (microbatches) {

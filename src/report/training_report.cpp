@@ -46,7 +46,8 @@ std::string training_table(const TrainingScenario& s, const TrainingReport& r, d
                        s.cluster.name + "), strategy " + s.strategy.name + ": " + axes_text(s) + "\n" +
                        "seq " + fixed(s.seq_len, 0) + ", global batch " + fixed(s.global_batch_seqs, 0) + " sequences (" +
                        si(r.tokens_per_step) + " tokens), micro-batch " + fixed(s.plan.micro_batch_seqs, 0) + " x " +
-                       fixed(s.plan.microbatches, 0) + " per replica, recompute " + s.plan.recompute.name + ", " +
+                       fixed(s.plan.microbatches, 0) + " per replica" +
+                       (r.micro_batch_choice.empty() ? "" : " (" + r.micro_batch_choice + ")") + ", recompute " + s.plan.recompute.name + ", " +
                        std::string(dtype_name(s.plan.precision)) + "\n" + moe_line(s) + software_line(s.chip, s.stack) + "\n";
     Table steps({"component", "time per step", "share", "bound"});
     for (const auto& c : r.components) {
@@ -102,6 +103,7 @@ nlohmann::json training_document(const TrainingScenario& s, const TrainingReport
     for (const auto& placed : s.mesh.axes) doc["plan"]["axes"][placed.axis.name] = placed.axis.size;
     doc["plan"]["micro_batch_seqs"] = s.plan.micro_batch_seqs;
     doc["plan"]["microbatches"] = s.plan.microbatches;
+    if (!r.micro_batch_choice.empty()) doc["plan"]["micro_batch_choice"] = r.micro_batch_choice;
     doc["plan"]["recompute"] = s.plan.recompute.name;
     doc["plan"]["zero"] = s.plan.zero_stage();
     doc["plan"]["reshard_after_forward"] = s.plan.reshards_after_forward();

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -177,6 +180,45 @@ TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::
     }
     scenario.mesh = place_plan(scenario.cluster, scenario.plan, p.placement);
     return scenario;
+}
+
+namespace {
+
+// The divisors of n below n, largest first.
+std::vector<double> smaller_divisors(std::int64_t n) {
+    std::vector<double> divisors;
+    for (std::int64_t d = 1; d * d <= n; ++d)
+        if (n % d == 0) {
+            if (d < n) divisors.push_back(static_cast<double>(d));
+            if (d * d != n && d > 1) divisors.push_back(static_cast<double>(n / d));
+        }
+    std::sort(divisors.rbegin(), divisors.rend());
+    return divisors;
+}
+
+std::string micro_batch_choice(bool fits, double per_replica) {
+    const std::string whole = std::to_string(static_cast<std::int64_t>(per_replica));
+    return fits ? "the largest that fits of the replica's " + whole + " sequences; --micro-batch sets it"
+                : "none of the replica's " + whole + " sequences fits at once, so one at a time; --micro-batch sets it";
+}
+
+}  // namespace
+
+PricedTraining price_training(TrainingSetup setup, const std::filesystem::path& data_dir, const std::string& origin) {
+    PricedTraining out{build_training_scenario(setup, data_dir, origin), {}};
+    out.report = simulate_training(out.scenario);
+    const double per_replica = out.scenario.plan.micro_batch_seqs * out.scenario.plan.microbatches;
+    if (setup.plan.micro_batch_seqs > 0 || setup.plan.pp > 1 || out.report.fits || per_replica <= 1) return out;
+    for (const double seqs : smaller_divisors(static_cast<std::int64_t>(per_replica))) {
+        setup.plan.micro_batch_seqs = seqs;
+        TrainingScenario smaller = build_training_scenario(setup, data_dir, origin);
+        TrainingReport report = simulate_training(smaller);
+        if (!report.fits && seqs > 1) continue;
+        out = {std::move(smaller), std::move(report)};
+        out.report.micro_batch_choice = micro_batch_choice(out.report.fits, per_replica);
+        break;
+    }
+    return out;
 }
 
 }  // namespace ridgeline

@@ -50,4 +50,13 @@ void fold_expert_axes(Strategy& strategy, const TrainingPlan& plan);
 [[nodiscard]] TrainingScenario build_training_scenario(const TrainingSetup& setup, const std::filesystem::path& data_dir,
                                                        const std::string& origin);
 
+// The scenario and its step where the setup gives no micro-batch and has one stage: the replica's
+// whole batch where it fits, else the largest divisor of it that does (1 where none does), with
+// `micro_batch_choice` saying which was taken and why.
+struct PricedTraining {
+    TrainingScenario scenario;
+    TrainingReport report;
+};
+[[nodiscard]] PricedTraining price_training(TrainingSetup setup, const std::filesystem::path& data_dir, const std::string& origin);
+
 }  // namespace ridgeline

@@ -102,7 +102,7 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
 }
 
 TrainingScenario record_scenario(const RunRecord& r, const std::filesystem::path& data_dir) {
-    TrainingScenario scenario = build_training_scenario(record_training_setup(r, data_dir), data_dir, "record " + r.id);
+    TrainingScenario scenario = price_training(record_training_setup(r, data_dir), data_dir, "record " + r.id).scenario;
     // What the run's own mixed-precision setting says wins over its stack's usual one.
     if (r.gradient_reduce_dtype) scenario.stack.fp32_gradient_reduction = *r.gradient_reduce_dtype == "fp32";
     return scenario;
