@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdint>
-#include <string>
-#include <vector>
 #include <cmath>
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "hardware/catalog.hpp"
@@ -198,8 +198,8 @@ std::vector<double> smaller_divisors(std::int64_t n) {
 
 std::string micro_batch_choice(bool fits, double per_replica) {
     const std::string whole = std::to_string(static_cast<std::int64_t>(per_replica));
-    return fits ? "the largest that fits of the replica's " + whole + " sequences; --micro-batch sets it"
-                : "none of the replica's " + whole + " sequences fits at once, so one at a time; --micro-batch sets it";
+    return fits ? "the largest that fits of the replica's " + whole + " sequences; a micro-batch given is kept"
+                : "none of the replica's " + whole + " sequences fits at once, so one at a time; a micro-batch given is kept";
 }
 
 }  // namespace
