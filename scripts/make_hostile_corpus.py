@@ -166,6 +166,9 @@ def main():
         ("run-dispatcher-unknown.json", moe_record, [("plan.moe_dispatcher", "carrier-pigeon")], "moe_dispatcher"),
         ("run-recompute-module-unknown.json", moe_record, [("plan.recompute", "selective"), ("plan.recompute_modules", ["core_attn", "everything"])], "recompute_modules"),
         ("run-recompute-modules-full.json", record, [("plan.recompute", "full"), ("plan.recompute_modules", ["core_attn"])], "recompute_modules"),
+        ("run-recompute-policy-unknown.json", record, [("plan.recompute", "selective"), ("plan.recompute_policy", "maxtext-everything")], "recompute_policy"),
+        ("run-recompute-policy-level.json", record, [("plan.recompute", "full"), ("plan.recompute_policy", "maxtext-minimal")], "recompute_policy"),
+        ("run-recompute-policy-none.json", record, [("plan.recompute", "none"), ("plan.recompute_policy", "full")], "recompute_policy"),
         ("run-layers-3e9.json", record, [("model.layers", 3000000000)], "model.layers"),
         ("run-serve-input-2.5e9.json", serve_record, [("workload.input_len", 2500000000), ("workload.seq_len", 2500000500)], "workload.seq_len"),
     ]:

@@ -79,7 +79,7 @@ Residual residual(const std::string& id, const std::string& source, double error
 TEST_CASE("cross-validation: a step's per-step cost and straggler wait compose as the fitter prices them") {
     // The fitter re-prices only the layer and sharded shares in the engine and adds the rest in closed
     // form: (base + per-step cost) x (1 + cv x E[max of N normals]), E[max] checked against Harter's table.
-    const std::vector<RunRecord> records = load_run_records(kDevSet);
+    const std::vector<RunRecord> records = load_run_records(kDevSet, test::source_dir());
     FitCases cases = build_fit_cases({records.front()}, test::source_dir());
     REQUIRE(cases.cases.size() == 1);
     FitCase& c = cases.cases.front();
@@ -151,7 +151,7 @@ TEST_CASE("stack fit: a per-step cost is fitted only where the records' step len
     // A per-step cost c moves a step of T seconds by c / T, a per-layer share by the same fraction of
     // every step: at the largest cost tried (1 s) the shortest and the longest step must differ by at
     // least 10 points, 1 / T_min - 1 / T_max >= 0.1 per second, worked here from the measured steps.
-    const std::vector<RunRecord> records = load_run_records(kDevSet);
+    const std::vector<RunRecord> records = load_run_records(kDevSet, test::source_dir());
     const auto fitted_step_cost = [&](const std::vector<std::string>& sources, double& contrast) {
         std::vector<RunRecord> subset;
         for (const RunRecord& r : records)
@@ -516,7 +516,7 @@ TEST_CASE("dev set: the NeMo 25.02 and 25.04 records are the transcribed perform
 // interleaving, two virtual stages a rank, 15 / (32 x 2). The step shrinks by about
 // (1 + 15/32) / (1 + 15/64) = 1.190, less what the extra stage crossings cost.
 TEST_CASE("dev set: a record whose pipeline is interleaved at an unstated depth is priced at the shallowest interleaving") {
-    auto records = load_run_records(kDevSet);
+    auto records = load_run_records(kDevSet, test::source_dir());
     const auto it = std::find_if(records.begin(), records.end(), [](const RunRecord& r) { return r.id == "llama3-405b-h100-8192gpu-tp8cp1pp16dp64-s8192"; });
     REQUIRE(it != records.end());
     REQUIRE(it->pipeline_interleaved);
@@ -534,7 +534,7 @@ TEST_CASE("dev set: a record whose pipeline is interleaved at an unstated depth 
             if (r.at("id") == "llama3-405b-h100-8192gpu-tp8cp1pp16dp64-s8192") r.at("plan")[field] = value;
         const auto path = test::scratch_dir("interleaved") / (field + ".json");
         std::ofstream(path) << doc.dump();
-        CHECK_THROWS_WITH_AS(load_run_records(path), doctest::Contains("pipeline_interleaved"), InputError);
+        CHECK_THROWS_WITH_AS(load_run_records(path, test::source_dir()), doctest::Contains("pipeline_interleaved"), InputError);
     };
     refused("vpp", 2);
     refused("pp", 1);

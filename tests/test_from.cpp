@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <map>
 #include <utility>
@@ -291,6 +292,38 @@ TEST_CASE("from maxtext: its 2023-12 recipe scripts read as published (python3 M
     // v4-128 (64 chips), fsdp 64, 16 a device: 1024 sequences; v4-384 (192 chips), fsdp 192, 10 a device: 1920.
     reads("maxtext-22b", "tpu-v4", 64, "v4/22b.sh", "--fsdp 64 --dp 64 --global-batch-seqs 1024 --micro-batch 16 --recompute full");
     reads("maxtext-52b", "tpu-v4", 192, "v4/52b.sh", "--fsdp 192 --dp 192 --global-batch-seqs 1920 --micro-batch 10 --recompute full");
+}
+
+TEST_CASE("from maxtext: the dev set's 2023-12 records ran what their recipe scripts ask (recomputation and tensor axis)") {
+    // Each record of MaxText's December 2023 table names its script by size and chip (maxtext-v5p-32b-...:
+    // v5p/32b.sh); the script, read as published, must give the record's recomputation (its
+    // recompute_policy, else its level's policy) and tensor axis. Records of two slices ran the one-slice
+    // script on each, so one slice's chips are read.
+    std::ifstream in(ridgeline::test::data_file("runs/published-runs-dev.json"));
+    const nlohmann::json dev = nlohmann::json::parse(in);
+    int checked = 0;
+    for (const auto& r : dev.at("records")) {
+        if (r.at("source").at("key") != "maxtext_tpu_readme_2023-12") continue;
+        std::string id = r.at("id").get<std::string>();  // maxtext-<chip>-<size>-<slices>x-<slice>
+        std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        const std::size_t chip_end = id.find('-', 8), size_end = id.find('-', chip_end + 1);
+        const std::string chip = id.substr(8, chip_end - 8), size = id.substr(chip_end + 1, size_end - chip_end - 1);
+        const auto& hardware = r.at("hardware");
+        const long slices = hardware.at("num_slices").is_null() ? 1 : hardware.at("num_slices").get<long>();
+        const long chips = hardware.at("count").get<long>() / slices;
+        const std::string script = ridgeline::test::data_file("launch/maxtext/" + chip + "/" + size + ".sh").string();
+        CAPTURE(id);
+        const auto result = run_ridgeline("train --model " + ridgeline::test::data_file("launch/maxtext/models/maxtext-" + size + ".json").string() +
+                                          " --hardware tpu-" + chip + " --chips " + std::to_string(chips) + " --from maxtext " + script + " --json");
+        REQUIRE(result.exit_code == 0);
+        const nlohmann::json plan = nlohmann::json::parse(result.out).at("plan");
+        const auto& record_plan = r.at("plan");
+        const std::string policy = record_plan.value("recompute_policy", record_plan.at("recompute").get<std::string>());
+        CHECK(plan.at("recompute") == policy);
+        CHECK(plan.at("axes").at("tensor") == record_plan.at("tp"));
+        ++checked;
+    }
+    CHECK(checked == 23);
 }
 
 TEST_CASE("from maxtext: its 2026 v5e scripts (python3 -m, base.yml in the environment's folder) read as published, q/k/v in host memory") {

@@ -112,7 +112,7 @@ TEST_CASE("a run record's gradient reduce dtype wins over its stack's, as LLM Fo
     // 30B on 8 A100s under FSDP (a DEFAULT row): in bf16 its gradients move half the bytes, so the
     // step cannot be slower, and the scenario says which dtype it reduced in.
     RunRecord fp32;
-    for (const RunRecord& r : load_run_records(dev_set))
+    for (const RunRecord& r : load_run_records(dev_set, test::source_dir()))
         if (r.id == "mosaic-30b-a100_80gb-8gpu-s512-amp_bf16-mbs12") fp32 = r;
     REQUIRE(fp32.gradient_reduce_dtype == std::optional<std::string>("fp32"));
     RunRecord bf16 = fp32;

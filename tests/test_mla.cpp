@@ -44,7 +44,7 @@ nlohmann::json deepseek_record(bool with_mla) {
 RunRecord load_one(const nlohmann::json& file, const std::string& name) {
     const auto path = test::scratch_dir("mla") / name;
     std::ofstream(path) << file.dump();
-    const auto records = load_run_records(path);
+    const auto records = load_run_records(path, test::source_dir());
     REQUIRE(records.size() == 1);
     return records.front();
 }

@@ -121,7 +121,7 @@ TEST_CASE("folding that would take a share of an axis it does not divide, or ten
 }
 
 TEST_CASE("run records fold expert parallelism and keep interleaving over uneven stages") {
-    const auto records = load_run_records(test::data_file("runs/published-runs-dev.json"));
+    const auto records = load_run_records(test::data_file("runs/published-runs-dev.json"), test::source_dir());
     const auto find = [&](const std::string& id) {
         const auto it = std::find_if(records.begin(), records.end(), [&](const RunRecord& r) { return r.id == id; });
         REQUIRE(it != records.end());

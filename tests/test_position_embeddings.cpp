@@ -28,7 +28,7 @@ RunRecord mpt_record(const nlohmann::json& positions, const std::string& name) {
     else record["model"]["position_embeddings"] = positions;
     const auto path = test::scratch_dir("positions") / name;
     std::ofstream(path) << nlohmann::json{{"schema", "ridgeline.run-record/1"}, {"records", {record}}}.dump();
-    const auto records = load_run_records(path);
+    const auto records = load_run_records(path, test::source_dir());
     REQUIRE(records.size() == 1);
     return records.front();
 }

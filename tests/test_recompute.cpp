@@ -106,7 +106,7 @@ TEST_CASE("a policy naming an unknown module, or an unknown policy name, is refu
 }
 
 TEST_CASE("run records may name Megatron-Core's recompute modules: layernorm and moe recompute the norms and the experts' up-projection and activation") {
-    const auto records = load_run_records(test::data_file("runs/published-runs-dev.json"));
+    const auto records = load_run_records(test::data_file("runs/published-runs-dev.json"), test::source_dir());
     const auto it = std::find_if(records.begin(), records.end(), [](const RunRecord& r) { return r.id == "moezoo-qwen3-235b-h100-longctx-64k"; });
     REQUIRE(it != records.end());
     CHECK(it->recompute_modules == std::vector<std::string>{"layernorm", "moe"});
@@ -117,6 +117,23 @@ TEST_CASE("run records may name Megatron-Core's recompute modules: layernorm and
     CHECK(!recomputes(setup.plan.recompute.modules, M::core_attention));  // not Megatron's default core_attn here
     CHECK(megatron_recompute_module("core_attn") == static_cast<unsigned>(M::core_attention));
     CHECK(!megatron_recompute_module("everything"));
+}
+
+TEST_CASE("run records may name the policy their launch script names: MaxText's 2023 v5p scripts ran remat_policy=minimal") {
+    const auto records = load_run_records(test::data_file("runs/published-runs-dev.json"), test::source_dir());
+    const auto it = std::find_if(records.begin(), records.end(), [](const RunRecord& r) { return r.id == "maxtext-v5p-32b-1x-v5p-128"; });
+    REQUIRE(it != records.end());
+    CHECK(it->recompute == "selective");
+    REQUIRE(it->recompute_policy == std::optional<std::string>("maxtext-minimal"));
+    // checkpoint_dots_with_no_batch_dims keeps the weight matmuls' outputs and nothing else: the attention core
+    // (batched dots), its output, the norms and the activation function run again.
+    using M = RecomputeModule;
+    const RecomputeModules minimal = static_cast<unsigned>(M::core_attention) | static_cast<unsigned>(M::attention_output) |
+                                     static_cast<unsigned>(M::norms) | static_cast<unsigned>(M::activation);
+    CHECK(record_training_setup(*it, test::source_dir()).plan.recompute.modules == minimal);
+    RunRecord generic = *it;
+    generic.recompute_policy.reset();
+    CHECK(record_training_setup(generic, test::source_dir()).plan.recompute.modules != minimal);
 }
 
 TEST_CASE("selective recomputation with sequence parallelism against full recomputation: Korthikanti et al. 2022's measured speed-ups") {

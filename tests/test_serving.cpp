@@ -230,7 +230,7 @@ TEST_CASE("the serving search keeps the best configurations meeting the SLOs and
 // 200-token prompt: 10.3 ms measured, under half of that predicted).
 TEST_CASE("published serving runs: NIM on H100 below the cache limit, within 15%, and one client's ITL within 10%") {
     const ValidationResult v =
-        validate_records(load_run_records(test::data_file("runs/published-serve-records.json")), test::source_dir());
+        validate_records(load_run_records(test::data_file("runs/published-serve-records.json"), test::source_dir()), test::source_dir());
     CHECK(v.skipped == 0);
     CHECK(v.overall.count == 0);  // serving errors are counted apart from training
     CHECK(v.serve.count == v.records.size());
@@ -264,7 +264,7 @@ TEST_CASE("published serving runs: NIM on H100 below the cache limit, within 15%
 // here: -55% to -80% throughput, ITL 2.4-4.6x.
 TEST_CASE("published serving runs: NIM past the cache limit queues on its engine's reservations, within 15% (TTFT 20%)") {
     const ValidationResult v =
-        validate_records(load_run_records(test::data_file("runs/published-serve-records.json")), test::source_dir());
+        validate_records(load_run_records(test::data_file("runs/published-serve-records.json"), test::source_dir()), test::source_dir());
     int checked = 0;
     for (const RecordResult& r : v.records) {
         if (r.source != "nim_llm_benchmarking_1.8.0_h100" || r.id.find("-20000in-") == std::string::npos || r.batch_seqs < 50) continue;
@@ -306,7 +306,7 @@ TEST_CASE("published serving runs: NIM's mean latencies and throughput agree as 
 // weight-streaming decodes: within 10% each. The release's engine file prices them.
 TEST_CASE("published serving runs: Llama 3.1 405B FP8 on vLLM 0.6.3 below the cache limit, within 10%") {
     const ValidationResult v =
-        validate_records(load_run_records(test::data_file("runs/published-serve-records.json")), test::source_dir());
+        validate_records(load_run_records(test::data_file("runs/published-serve-records.json"), test::source_dir()), test::source_dir());
     int checked = 0;
     for (const RecordResult& r : v.records) {
         if (r.source != "dstack_llama31_405b_fp8_h100_vllm063" || r.batch_seqs > 16 || r.id.find("-32784in-") != std::string::npos) continue;

@@ -82,7 +82,7 @@ TEST_CASE("ZeRO-3 stops scaling past 768 A100s, as Narayanan et al. 2021 Table 2
     // priced (stacks/megatron-deepspeed.json): gathers that wait for the device and a copy per rank
     // per collective. The Python loop that builds those pieces is not (no measurement of it), so the
     // model keeps a little of the scaling the runs lost: less than a fifth of the gain twice the GPUs would give.
-    const auto records = load_run_records(test::source_dir() / "tests/data/runs/published-runs-dev.json");
+    const auto records = load_run_records(test::source_dir() / "tests/data/runs/published-runs-dev.json", test::source_dir());
     const auto throughput = [&](const std::string& id) {
         for (const RunRecord& r : records)
             if (r.id == id) {

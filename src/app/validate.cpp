@@ -10,7 +10,7 @@
 namespace ridgeline::app {
 
 ValidateOutcome validate(const ValidateRequest& request, const std::function<void(std::size_t done, std::size_t total)>& progress) {
-    std::vector<RunRecord> records = load_run_records(request.file);
+    std::vector<RunRecord> records = load_run_records(request.file, request.data_dir);
     std::erase_if(records, [&](const RunRecord& r) { return r.source_key.find(request.source) == std::string::npos; });
     if (records.empty())
         throw InputError("--source", "", "no record of " + request.file.string() + " has a source key containing \"" + request.source + "\"");

@@ -52,7 +52,7 @@ void add_validate_command(CLI::App& app, const GlobalOptions& options) {
         f->html.check();
         if (f->compare_published && f->html.wanted()) throw InputError("--html", "", "no page is drawn for --compare-published");
         if (f->compare_published) {
-            const auto comparisons = compare_published(load_run_records(f->file), options.data_dir, f->source, f->threads);
+            const auto comparisons = compare_published(load_run_records(f->file, options.data_dir), options.data_dir, f->source, f->threads);
             std::cout << (f->json ? report::comparison_json(comparisons) + "\n" : report::comparison_table(comparisons));
             return;
         }

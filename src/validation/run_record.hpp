@@ -47,6 +47,7 @@ struct RunRecord : Degrees {
     std::optional<std::string> attention_weights_dtype;  // this project's extension, serving: bf16 (absent: as precision)
     std::optional<std::string> gradient_reduce_dtype;    // this project's extension: fp32 or bf16 (absent: the stack's)
     std::vector<std::string> recompute_modules;  // this project's extension: Megatron-Core's names
+    std::optional<std::string> recompute_policy; // this project's extension: a policy in recompute/ the source's script names
     bool pipeline_interleaved = false;           // this project's extension: interleaved, depth not stated (vpp null)
     std::string precision = "bf16";
     // measured
@@ -64,7 +65,7 @@ struct RunRecord : Degrees {
 
 // Refuses a file whose schema is not ridgeline.run-record/1, and any record with a missing or
 // extra key, a wrong type, a null where none is allowed, or a broken invariant, naming the
-// record id and the dotted field.
-[[nodiscard]] std::vector<RunRecord> load_run_records(const std::filesystem::path& path);
+// record id and the dotted field. A record's recompute_policy must name a policy in data_dir/recompute.
+[[nodiscard]] std::vector<RunRecord> load_run_records(const std::filesystem::path& path, const std::filesystem::path& data_dir);
 
 }  // namespace ridgeline

@@ -6,6 +6,7 @@
 #include "inference/percentiles.hpp"
 #include "model/plausible_sizes.hpp"
 #include "model/recompute_catalog.hpp"
+#include "io/catalog_lookup.hpp"
 #include "io/json_reader.hpp"
 #include "spec/plan_check.hpp"
 #include "validation/run_record.hpp"
@@ -123,7 +124,7 @@ private:
     std::set<std::string> seen_;
 };
 
-RunRecord parse_record(const nlohmann::json& value, const std::string& origin, std::size_t index) {
+RunRecord parse_record(const nlohmann::json& value, const std::string& origin, std::size_t index, const std::vector<CatalogEntry>& policies) {
     RunRecord r;
     const std::string fallback = "records[" + std::to_string(index) + "]";
     if (value.is_object() && value.contains("id") && value["id"].is_string()) r.id = value["id"].get<std::string>();
@@ -250,6 +251,18 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
             for (const std::string& name : r.recompute_modules)
                 if (!megatron_recompute_module(name)) p.fail("recompute_modules", "unknown Megatron-Core module \"" + name + "\"");
         }
+        if (p.has("recompute_policy")) {
+            if (!r.recompute_modules.empty()) p.fail("recompute_policy", "given with recompute_modules: name the recomputation one way");
+            const std::string name = p.text("recompute_policy");
+            const auto entry = io::find_entry(policies, name);
+            if (!entry) p.fail("recompute_policy", "unknown recomputation policy \"" + name + "\"; known: " + io::known_names(policies));
+            // The policy refines the record's level: a full one recomputes whole layers, a selective one less.
+            const bool whole_layers = (load_recompute_policy(entry->file).modules & static_cast<unsigned>(RecomputeModule::layer)) != 0;
+            if (r.recompute == "none" || whole_layers != (r.recompute == "full"))
+                p.fail("recompute_policy", "\"" + name + "\" recomputes " + (whole_layers ? "whole layers" : "part of each layer") +
+                                               ", but recompute is \"" + r.recompute + "\"");
+            r.recompute_policy = name;
+        }
         if (p.has("pipeline_interleaved")) {
             r.pipeline_interleaved = p.flag("pipeline_interleaved");
             if (r.pipeline_interleaved && r.pp < 2) p.fail("pipeline_interleaved", "says the pipeline is interleaved, but pp is " + std::to_string(r.pp));
@@ -309,7 +322,7 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
 
 }  // namespace
 
-std::vector<RunRecord> load_run_records(const std::filesystem::path& path) {
+std::vector<RunRecord> load_run_records(const std::filesystem::path& path, const std::filesystem::path& data_dir) {
     const nlohmann::json document = io::parse_json_file(path);
     const std::string origin = path.string();
     if (!document.is_object()) throw InputError(origin, "", "expected an object with schema and records");
@@ -322,8 +335,9 @@ std::vector<RunRecord> load_run_records(const std::filesystem::path& path) {
         if (item.key() != "schema" && item.key() != "records") throw InputError(origin, item.key(), "unknown key");
     std::vector<RunRecord> result;
     std::set<std::string> ids;
+    const std::vector<CatalogEntry> policies = io::list_catalog(data_dir / "recompute");
     for (std::size_t i = 0; i < records->size(); ++i) {
-        result.push_back(parse_record((*records)[i], origin, i));
+        result.push_back(parse_record((*records)[i], origin, i, policies));
         if (!ids.insert(result.back().id).second)
             throw InputError(origin, "record " + result.back().id, "id used twice");
     }
