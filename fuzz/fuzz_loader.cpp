@@ -48,7 +48,7 @@ void load(const std::filesystem::path& path) {
             if (dim.routing) (void)dim.routing->loads();
     }
     else if (loader == "scenario") (void)ridgeline::load_scenario_file(path, data_dir);
-    else if (loader == "run_records") (void)ridgeline::load_run_records(path);
+    else if (loader == "run_records") (void)ridgeline::load_run_records(path, data_dir);
     else if (loader == "calibration") (void)ridgeline::calibration::load_measurements(path);
     else if (loader == "kernel_measurements") (void)ridgeline::calibration::load_kernel_measurements(path);
     else if (loader == "emitter") (void)ridgeline::load_emitter_file(path);
