@@ -257,7 +257,7 @@ RunRecord parse_record(const nlohmann::json& value, const std::string& origin, s
             const auto entry = io::find_entry(policies, name);
             if (!entry) p.fail("recompute_policy", "unknown recomputation policy \"" + name + "\"; known: " + io::known_names(policies));
             // The policy refines the record's level: a full one recomputes whole layers, a selective one less.
-            const bool whole_layers = (load_recompute_policy(entry->file).modules & static_cast<unsigned>(RecomputeModule::layer)) != 0;
+            const bool whole_layers = recomputes(load_recompute_policy(entry->file).modules, RecomputeModule::layer);
             if (r.recompute == "none" || whole_layers != (r.recompute == "full"))
                 p.fail("recompute_policy", "\"" + name + "\" recomputes " + (whole_layers ? "whole layers" : "part of each layer") +
                                                ", but recompute is \"" + r.recompute + "\"");

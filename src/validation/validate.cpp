@@ -89,9 +89,10 @@ TrainingSetup record_training_setup(const RunRecord& r, const std::filesystem::p
     }
     p.sequence_parallel = r.sequence_parallel;
     p.zero = r.zero;
-    p.recompute = resolve_recompute(r.recompute, data_dir, "record " + r.id, "plan.recompute");
+    // The reader lets a record name its recomputation one way: Megatron-Core's modules, a catalog policy, or the level.
     if (!r.recompute_modules.empty()) p.recompute = megatron_recompute_policy(r.recompute_modules, "record " + r.id, "plan.recompute_modules");
-    if (r.recompute_policy) p.recompute = resolve_recompute(*r.recompute_policy, data_dir, "record " + r.id, "plan.recompute_policy");
+    else if (r.recompute_policy) p.recompute = resolve_recompute(*r.recompute_policy, data_dir, "record " + r.id, "plan.recompute_policy");
+    else p.recompute = resolve_recompute(r.recompute, data_dir, "record " + r.id, "plan.recompute");
     p.micro_batch_seqs = r.micro_batch_seqs ? static_cast<double>(*r.micro_batch_seqs) : 0.0;
     p.precision = *parse_dtype(r.precision);
     p.overlap = r.comm_overlap.value_or(true);
