@@ -9,6 +9,8 @@
 
 #include "core/error.hpp"
 #include "engine/layer_ops.hpp"
+#include "engine/roofline.hpp"
+#include "engine/training.hpp"
 #include "inference/serving.hpp"
 #include "hardware/catalog.hpp"
 #include "model/model_catalog.hpp"
@@ -117,6 +119,25 @@ TEST_CASE("rotary embeddings are charged to RoPE models only, not to learned abs
     CHECK(rope_elements(model) > 0);
     model.learned_position_embeddings = 2048;
     CHECK(rope_elements(model) == 0);
+}
+
+TEST_CASE("a plain MLP's activation runs as one GELU kernel, a gated MLP's as eager SwiGLU's kernels") {
+    // One DGX H100 at tp 8 under eager PyTorch, one 2048-token sequence: the activation's forward reads
+    // and writes the up projection's output (2048 x its width / 8, bf16) at the chip's measured kernel
+    // of that shape: a copy for GELU (x in, y out), SwiGLU's own kernels for a gated MLP (width 2 d_ff).
+    const auto activation_fwd_s = [](const std::string& model) {
+        TrainingSetup setup = setup_for(model, "dgx-h100", 8);
+        setup.seq_len = 2048;
+        setup.global_batch_seqs = 1;
+        setup.plan.tp = 8;
+        setup.plan.sequence_parallel = true;
+        setup.stack = resolve_stack("pytorch-eager", test::source_dir());
+        const TrainingScenario scenario = build_training_scenario(setup, test::source_dir(), "test");
+        return cost_layout(scenario, derive_layout_work(scenario), nullptr).costs.activation_fwd_s;
+    };
+    const ChipSpec chip = resolve_hardware("dgx-h100", test::source_dir()).chip;
+    CHECK(activation_fwd_s("gpt3-175b") == doctest::Approx(memory_bound_s(chip, "copy", 2.0 * 2048 * 49152 / 8 * 2)));
+    CHECK(activation_fwd_s("llama3-8b") == doctest::Approx(memory_bound_s(chip, "swiglu_fwd", 2.0 * 2048 * 2 * 14336 / 8 * 2)));
 }
 
 TEST_CASE("an ideal chip: MFU below 1, the step no shorter than its FLOPs at peak") {

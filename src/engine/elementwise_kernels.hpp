@@ -18,7 +18,11 @@ struct ElementwiseKernels {
     switch (kind) {
         case ElementwiseKind::norm: k = {"rmsnorm_fwd", "rmsnorm_bwd", 1.5}; break;
         case ElementwiseKind::residual_add: k = {"residual_add", "residual_add", 1.0}; break;
-        case ElementwiseKind::activation: k = {"swiglu_fwd", "swiglu_bwd", 5.0 / 3.0}; break;
+        case ElementwiseKind::gated_activation: k = {"swiglu_fwd", "swiglu_bwd", 5.0 / 3.0}; break;
+        // GELU reads x and writes y, its backward reads x and dy and writes dx: one kernel each,
+        // where eager SwiGLU's forward is two (silu, then the product), so it is priced as a copy
+        // and a residual add, the measured kernels of those shapes.
+        case ElementwiseKind::plain_activation: k = {"copy", "residual_add", 1.5}; break;
         case ElementwiseKind::rope: k = {"rope_qk_fwd", "rope_qk_bwd", 1.0}; break;
         case ElementwiseKind::copy: break;
     }

@@ -139,7 +139,7 @@ LayerTime LayoutCoster::time_layer(const LayerWork& work) const {
         }
         t.elementwise_fwd += forward_s;
         if (op.kind == ElementwiseKind::norm) t.norm_fwd += forward_s;
-        if (op.kind == ElementwiseKind::activation) t.activation_fwd += forward_s;
+        if (op.kind == ElementwiseKind::gated_activation || op.kind == ElementwiseKind::plain_activation) t.activation_fwd += forward_s;
     }
     if (measured) {
         // Launches are in each measured kernel; what the framework adds between them is the stack's.

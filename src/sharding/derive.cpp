@@ -466,7 +466,7 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
     // The stream is this device's share: its tokens, and its slice of the embedding where the
     // strategy splits it (MaxText's rules put the residual's embed on the tensor axis).
     const double stream = work.local_tokens * c.local_extent(residual, D::embed, s.residual.on(D::embed));
-    // The gated activation follows the up projections, RoPE the query/key projections.
+    // The activation follows the up projections, RoPE the query/key projections.
     using K = ElementwiseKind;
     work.elementwise = {{"norms", 4.0 * stream, K::norm, 2}, {"residual adds", 4.0 * stream, K::residual_add, 2}};
     for (const DerivedMatmul& m : work.matmuls) {
@@ -474,7 +474,8 @@ LayerWork derive_layer_work(const ModelSpec& model, const Strategy& s, const Axi
         // Models with learned absolute positions (GPT-2/3) rotate nothing.
         const bool rotary = model.learned_position_embeddings == 0 &&
                             (m.name == "qkv" || m.name == "q" || m.name == "q_up" || m.name == "kv_down");
-        const K kind = up ? K::activation : (rotary ? K::rope : K::copy);
+        const K activation = model.mlp == MlpKind::gated ? K::gated_activation : K::plain_activation;
+        const K kind = up ? activation : (rotary ? K::rope : K::copy);
         work.elementwise.push_back({m.name + " epilogue", 2.0 * m.rows * m.cols * m.instances, kind, kind == K::copy ? 0.0 : 1.0});
         if (m.routed) work.elementwise.push_back({m.name + " token permute", 4.0 * m.rows * m.contract * m.instances, K::copy, 2});
         // Routing in fp32 (Megatron-Core's --moe-router-dtype fp32): the softmax reads the logits and

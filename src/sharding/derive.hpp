@@ -66,8 +66,9 @@ struct AttentionCore {
     }
 };
 
-// Which memory-bound kernel an op is, so that a chip's measured rates can price it.
-enum class ElementwiseKind { norm, residual_add, activation, rope, copy };
+// Which memory-bound kernel an op is, so that a chip's measured rates can price it. A gated MLP's
+// activation (SwiGLU, GeGLU) is its own kind; a plain MLP's (GELU) is one kernel of a copy's shape.
+enum class ElementwiseKind { norm, residual_add, gated_activation, plain_activation, rope, copy };
 
 // A memory-bound op of the forward pass: elements it reads and writes, at the activations' width,
 // and the kernels it launches apart from the GEMMs (0 for an epilogue the GEMM runs itself).
