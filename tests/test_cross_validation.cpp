@@ -284,17 +284,17 @@ TEST_CASE("cross-validation: the dev set's held-out accuracy, its intervals' cov
     // records: 9.1%, 24.1%): the issue's median (8%) and p90 (20%), held here.
     CHECK(median <= 0.08);
     CHECK(p90 <= 0.20);
-    // The signed median of every slice of ten runs or more within +-3% (the issue's bound), but for those not there
-    // yet: PyTorch FSDP's (-3.2%: LLM Foundry's long-sequence rows too slow) and plain PyTorch's (-3.2%: fms-fsdp's
-    // and OLMo-core's runs, each priced by the other's fit), held within 6% until they are. DeepSpeed's came within
-    // it (+3.4% to +2.6%) once its 2021 ZeRO-3 gathers were priced as they ran (stacks/megatron-deepspeed.json).
+    // The signed median of every slice of ten runs or more within +-3% (the issue's bound), but for the one not there
+    // yet: plain PyTorch's (-3.2%: fms-fsdp's and OLMo-core's runs, each priced by the other's fit), held within 6%
+    // until it is. PyTorch FSDP's came within it (-3.2% to -1.9%) once a plain MLP's GELU was priced as one kernel
+    // (2026-12-02); DeepSpeed's (+3.4% to +2.6%) once its 2021 ZeRO-3 gathers were priced as they ran.
     int slices = 0;
     for (const auto& slice : cv.at("slices")) {
         if (slice.at("count").get<int>() < 10 || (slice.at("slice") != "stack" && slice.at("slice") != "chip" && slice.at("slice") != "model"))
             continue;
         ++slices;
         const std::string key = slice.at("key");
-        const bool not_yet = slice.at("slice") == "stack" && (key == "pytorch-fsdp" || key == "pytorch");
+        const bool not_yet = slice.at("slice") == "stack" && key == "pytorch";
         CAPTURE(slice.at("key"));
         CHECK(std::abs(slice.at("signed_median_error").get<double>()) <= (not_yet ? 0.06 : 0.03));
     }
