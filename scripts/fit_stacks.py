@@ -94,6 +94,7 @@ def main():
     _, doc = cross_validate(args.ridgeline, args.runs, hold, residuals)
     overall, in_sample = doc["overall"], doc["in_sample"]
     runs = os.path.relpath(args.runs, ROOT)
+    records = json.load(open(args.runs))["records"]
     today = datetime.date.today().isoformat()
     summary = "cross-validated (leave one source out) median |error| %s, p90 %s on %d records; in sample %s, %s" % (
         percent(overall["median_abs_error"]), percent(overall["p90_abs_error"]), overall["count"],
@@ -125,8 +126,10 @@ def main():
                 today, summary)
         elif family in doc["family_fits"]:
             fit, pooled = doc["family_fits"][family], "family"
-            origin = ("no published run of this stack: the pooled fit of its family (%s, %d records of %s) by scripts/fit_stacks.py, %s; %s" %
-                      (family, fit["records"], runs, today, summary))
+            own = sum(r.get("software", {}).get("framework") in [name] + stack.get("aliases", []) for r in records)
+            why = ("%d published run(s) of this stack, too few for a fit of its own" % own) if own else "no published run of this stack"
+            origin = ("%s: the pooled fit of its family (%s, %d records of %s) by scripts/fit_stacks.py, %s; %s" %
+                      (why, family, fit["records"], runs, today, summary))
         else:
             fit, pooled = doc["pooled"], "all"
             origin = ("no published run of this stack or its family: the pooled fit of all stacks (%d records of %s) by scripts/fit_stacks.py, %s; %s" %

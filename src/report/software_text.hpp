@@ -42,11 +42,11 @@ namespace ridgeline::report {
            parameter_origin(stack, "sharded_comm_efficiency") + ")";
 }
 
-// Where the stack's overheads come from: its own runs, or, with none, a pooled fit of others'; and
+// Where the stack's overheads come from: its own runs, or, with too few, a pooled fit of others'; and
 // what its own runs could not show, taken from wider fits.
 [[nodiscard]] inline std::string stack_parameters_text(const Stack& stack) {
-    if (stack.fitted_from == "family") return "its family's pooled fit (" + stack.family + "): no published run of its own";
-    if (stack.fitted_from == "pooled") return "the pooled fit of all stacks: no published run of it or its family";
+    if (stack.fitted_from == "family") return "its family's pooled fit (" + stack.family + "): too few published runs of its own";
+    if (stack.fitted_from == "pooled") return "the pooled fit of all stacks: too few published runs of it or its family";
     std::string text = "fitted on its own published runs";
     for (const auto& [name, from] : stack.fitted_borrowed)
         if (name != "sharded_comm_efficiency") text += "; " + name + " from " + parameter_origin(stack, name) + ", which its own cannot show";
