@@ -179,3 +179,33 @@ TEST_CASE("dev set: the OLMo-core records are the README rows at its commit, the
         CHECK(model.at("tied_embeddings") == false);
     }
 }
+
+TEST_CASE("dev set: the TinyLlama records are its README's statements, and its 56% MFU is their 24k tokens/s on their shape") {
+    // jzhang38/TinyLlama README at bf12224: "24k tokens per second per A100-40G GPU, which translates to 56% model
+    // flops utilization", "(1.1B param, 22B tokens) in 32 hours with 8 A100", "16 A100-40G GPUs", "2 million tokens
+    // (2048 * 1024)", and 3456 A100 GPU hours for 300B tokens.
+    std::map<double, const nlohmann::json*> by_gpus;
+    for (const auto& r : dev_set().at("records"))
+        if (r.at("source").at("key") == "tinyllama_readme_2023-09") by_gpus[r.at("hardware").at("count").get<double>()] = &r;
+    REQUIRE(by_gpus.size() == 2);
+    REQUIRE(by_gpus.count(8) == 1);
+    REQUIRE(by_gpus.count(16) == 1);
+    const nlohmann::json& eight = *by_gpus.at(8);
+    const nlohmann::json& sixteen = *by_gpus.at(16);
+    CHECK(value(eight.at("measured"), "tokens_per_s") / 8 == doctest::Approx(24000.0));
+    CHECK(22e9 / (32 * 3600.0 * 8) == doctest::Approx(24000.0).epsilon(0.01));  // the README's two statements agree
+    CHECK(value(sixteen.at("measured"), "tokens_per_s") == doctest::Approx(300e9 / (3456 * 3600.0) * 16).epsilon(1e-6));
+    CHECK(sixteen.at("workload").at("global_batch_seqs") == 1024);
+    CHECK(sixteen.at("workload").at("seq_len") == 2048);
+    // The shape as lit_gpt/config.py's tiny_LLaMA_1b gives it, counted by hand: per layer q and o (d x d), k and v
+    // (d x 4 groups x 64), the SwiGLU's three d x 5632 matrices; the untied head; the embedding table is not a matmul.
+    const auto& m = eight.at("model");
+    const double d = m.at("d_model"), L = m.at("layers"), kv = m.at("kv_heads"), hd = m.at("head_dim"), ff = m.at("d_ff"), V = m.at("vocab");
+    CHECK(m == sixteen.at("model"));
+    const double matmul_params = L * (2 * d * d + 2 * d * kv * hd + 3 * d * ff) + V * d;
+    CHECK(matmul_params == doctest::Approx(1.0344e9).epsilon(1e-3));
+    // 6 N a token plus attention's 12 L d s (both matmuls, forward and backward, unmasked): at 24k a GPU that is
+    // 56% of the A100's 312 TFLOP/s, the README's figure (52% with the causal half).
+    const double flops_per_token = 6 * matmul_params + 12 * L * d * 2048;
+    CHECK(24000.0 * flops_per_token / 312e12 == doctest::Approx(0.56).epsilon(0.01));
+}
