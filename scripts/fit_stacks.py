@@ -4,18 +4,22 @@ keeping only what lowers the cross-validated error.
 
 The fitter is the binary's (`ridgeline validate RUNS --cross-validate`, src/validation/stack_fit.cpp):
 a coordinate descent over bounded grids of median |error| + 0.5 x p90 |error|, refitted with each
-source left out. Parameters are held at no overhead one at a time, in every fit (`--hold`) or only
+source left out. Parameters are held at no overhead one at a time, in every fit (`--hold`), only
 in the fit pooled across families that prices a stack whose family has too few records
-(`--hold-pooled`; a family's fit frees what a stack's own would), the hold that
+(`--hold-pooled`; a family's fit frees what a stack's own would), or only in one family's fits
+(`--hold-in-family`, for families of two or more sources: what one code base's runs cannot tell
+apart must not be carried to its other sources), the hold that
 lowers the cross-validated score most first, until any other would raise it: a parameter is kept
 only where fitting it lowers the held-out error. The holds go to accuracy/fit-policy.json, and the
 final fit under them is what is written: a stack with records of its own gets its own fit, one without gets its family's pooled
 fit or, with no family records either, the pooled fit of all stacks (never zero overhead). The
 held-out residuals go to accuracy/held-out-residuals.json, which every interval is drawn from.
 
-usage: scripts/fit_stacks.py [RUNS] [--ridgeline build/ridgeline] [--write]
+usage: scripts/fit_stacks.py [RUNS] [--ridgeline build/ridgeline] [--write] [--keep-policy] [--jobs N]
 """
 import argparse
+import collections
+import concurrent.futures
 import datetime
 import json
 import os
@@ -28,13 +32,15 @@ NEUTRAL = {"layer_overhead_fraction": 0.0, "per_step_overhead_s": 0.0, "rank_tim
 SERVING_STACKS = {"vllm", "tensorrt-llm"}  # they price serving, never a training step
 
 
+SCOPES = {"held": "--hold", "held_when_pooled": "--hold-pooled", "held_in_family": "--hold-in-family"}
+
+
 def cross_validate(ridgeline, runs, hold, residuals=None):
-    """hold: {"held": [...], "held_when_pooled": [...]}."""
+    """hold: {"held": [...], "held_when_pooled": [...], "held_in_family": ["family:parameter", ...]}."""
     command = [os.path.abspath(ridgeline), "validate", os.path.relpath(runs, ROOT), "--cross-validate", "--json"]
-    for name in hold["held"] or ["none"]:
-        command += ["--hold", name]
-    for name in hold["held_when_pooled"] or ["none"]:
-        command += ["--hold-pooled", name]
+    for scope, flag in SCOPES.items():
+        for name in hold[scope] or ["none"]:
+            command += [flag, name]
     if residuals:
         command += ["--write-residuals", residuals]
     doc = json.loads(subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT).stdout)["cross_validation"]
@@ -53,21 +59,22 @@ def main():
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--keep-policy", action="store_true",
                         help="skip the elimination: refit under accuracy/fit-policy.json's holds")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="cross-validations run at once")
     args = parser.parse_args()
 
     # Backward elimination: each step holds the parameter, in the fit pooled across families only or in every fit,
     # whose holding lowers the cross-validated score most, until any further hold would raise it.
-    hold, scores = {"held": [], "held_when_pooled": []}, {}
+    hold, scores = {scope: [] for scope in SCOPES}, {}
     if args.keep_policy:
         policy = json.load(open(os.path.join(ROOT, "accuracy", "fit-policy.json")))
-        hold = {"held": policy["held"], "held_when_pooled": policy.get("held_when_pooled", [])}
+        hold = {scope: policy.get(scope, []) for scope in SCOPES}
         scores = policy.get("scores", {})
     else:
-        best, _ = cross_validate(args.ridgeline, args.runs, hold)
+        best, doc = cross_validate(args.ridgeline, args.runs, hold)
         scores["nothing held"] = round(best, 4)
         print("fitted: %s; cross-validated score (median + 0.5 x p90) %.4f" % (", ".join(PARAMS), best))
     while not args.keep_policy:
-        trials = []
+        candidates = []
         for name in PARAMS:
             if name in hold["held"]:
                 continue
@@ -75,18 +82,35 @@ def main():
             # from one source are never held out from its own fit), a stack keeps what its runs show.
             scopes = ([] if name in hold["held_when_pooled"] else ["held_when_pooled"]) + ["held"]
             for scope in scopes:
-                trial = {k: [p for p in v if p != name] for k, v in hold.items()}
+                # Held everywhere, a parameter's family holds go: they hold it already.
+                trial = {k: [p for p in v if p != name and not (scope == "held" and p.endswith(":" + name))] for k, v in hold.items()}
                 trial[scope] = trial[scope] + [name]
                 # No optimistic default: the fit pooled across families, which prices a stack with no
                 # records of its own or its family's, keeps at least one parameter (never zero overhead).
                 if set(trial["held"]) | set(trial["held_when_pooled"]) >= set(PARAMS):
                     continue
-                score, _ = cross_validate(args.ridgeline, args.runs, trial)
-                print("  %s %s: %.4f" % (scope, name, score), flush=True)
-                trials.append((score, name, scope, trial))
+                candidates.append((name, scope, trial))
+        # A family's own hold: only where the family's records come from two or more sources (else no
+        # fold can tell), and only of what its fit fitted rather than borrowed.
+        sources = collections.defaultdict(set)
+        for r in doc["records"]:
+            sources[r["stack_family"]].add(r["source"])
+        for family, fit in sorted(doc["family_fits"].items()):
+            if len(sources[family]) < 2:
+                continue
+            for name in PARAMS:
+                entry = "%s:%s" % (family, name)
+                if name in fit["fitted"] and name not in fit.get("borrowed", {}) and entry not in hold["held_in_family"]:
+                    candidates.append((entry, "held_in_family", dict(hold, held_in_family=hold["held_in_family"] + [entry])))
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            runs = list(pool.map(lambda c: cross_validate(args.ridgeline, args.runs, c[2]), candidates))
+        trials = []
+        for (name, scope, trial), (score, trial_doc) in zip(candidates, runs):
+            print("  %s %s: %.4f" % (scope, name, score), flush=True)
+            trials.append((score, name, scope, trial, trial_doc))
         if not trials or min(t[0] for t in trials) >= best - 1e-9:
             break
-        best, name, scope, hold = min(trials, key=lambda t: t[0])
+        best, name, scope, hold, doc = min(trials, key=lambda t: t[0])
         scores["; ".join("%s: %s" % (k, ", ".join(v)) for k, v in hold.items() if v)] = round(best, 4)
         print("%s: %s; score %.4f" % (scope, name, best), flush=True)
     held = hold["held"]
@@ -110,7 +134,8 @@ def main():
                        "origin": "scripts/fit_stacks.py on %s, %s: backward elimination of the stack parameters on the "
                                  "cross-validated (leave one source out) score, median + 0.5 x p90 |error|; a hold that would leave "
                                  "the fit pooled across families nothing to fit is not tried" % (runs, today),
-                       "held": hold["held"], "held_when_pooled": hold["held_when_pooled"], "scores": scores}, f, indent=2)
+                       "held": hold["held"], "held_when_pooled": hold["held_when_pooled"],
+                       "held_in_family": hold["held_in_family"], "scores": scores}, f, indent=2)
             f.write("\n")
 
     for file in sorted(os.listdir(os.path.join(ROOT, "stacks"))):
@@ -134,7 +159,8 @@ def main():
             fit, pooled = doc["pooled"], "all"
             origin = ("no published run of this stack or its family: the pooled fit of all stacks (%d records of %s) by scripts/fit_stacks.py, %s; %s" %
                       (fit["records"], runs, today, summary))
-        unfitted = [p for p in PARAMS if p not in fit["fitted"] and p not in held]
+        family_held = [p for p in PARAMS if "%s:%s" % (family, p) in hold["held_in_family"]] if pooled != "all" else []
+        unfitted = [p for p in PARAMS if p not in fit["fitted"] and p not in held and p not in family_held]
         if unfitted:
             origin += "; not fitted (%s): %s" % ("too few models or no scaling series or no sharded records", ", ".join(unfitted))
         borrowed = fit.get("borrowed", {})
@@ -142,6 +168,8 @@ def main():
             names = [p for p in PARAMS if borrowed.get(p) == source]
             if names:
                 origin += "; from %s, which its own records cannot show: %s" % (text, ", ".join(names))
+        if family_held:
+            origin += "; held at no overhead in its family's fits (fitting them there raised the cross-validated error): " + ", ".join(family_held)
         fitted = {"origin": origin + held_text + pooled_text}
         if pooled:
             fitted["pooled"] = pooled

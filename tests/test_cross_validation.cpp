@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -225,6 +226,32 @@ TEST_CASE("cross-validation: what a stack's own records cannot show comes from a
     // DeepSpeed's own records show it: its own value, nothing borrowed for it.
     const auto& deepspeed = cv.at("fits").at("megatron-deepspeed");
     CHECK_FALSE(deepspeed.at("borrowed").contains("sharded_comm_efficiency"));
+}
+
+TEST_CASE("cross-validation: a family's own hold keeps its fits neutral and borrows nothing in its place") {
+    // As in the case above, but Megatron-LM's family holds the sharded share: its fit keeps the
+    // neutral 1 rather than the pool's, and the pool, which DeepSpeed's ZeRO-3 records still fit, is untouched.
+    const nlohmann::json cv = narayanan_cross_validation("narayanan-in-family", "--hold-in-family megatron:sharded_comm_efficiency");
+    const auto& megatron = cv.at("fits").at("megatron-lm-2021");
+    CHECK(megatron.at("sharded_comm_efficiency").get<double>() == 1.0);
+    CHECK_FALSE(megatron.at("borrowed").contains("sharded_comm_efficiency"));
+    CHECK(cv.at("family_fits").at("megatron").at("sharded_comm_efficiency").get<double>() == 1.0);
+    CHECK(cv.at("pooled").at("sharded_comm_efficiency").get<double>() < 1.0);
+    const auto& deepspeed = cv.at("fits").at("megatron-deepspeed");
+    CHECK(deepspeed.at("sharded_comm_efficiency").get<double>() < 1.0);
+}
+
+TEST_CASE("bad input: a family hold that names no family of the records, or no stack parameter, is refused") {
+    const std::string tables = narayanan_tables("bad-hold");
+    test::expect_refusal("validate " + tables + " --cross-validate --hold-in-family megatron", {"--hold-in-family", "family:stack_parameter"});
+    test::expect_refusal("validate " + tables + " --cross-validate --hold-in-family megatron:tp", {"--hold-in-family", "megatron:tp"});
+    test::expect_refusal("validate " + tables + " --cross-validate --hold-in-family maxtext:rank_time_cv", {"--hold-in-family", "\"maxtext\""});
+    test::expect_refusal("validate " + tables + " --hold-in-family megatron:rank_time_cv", {"--hold-in-family", "--cross-validate"});
+    const auto dir = test::scratch_dir("fit-policy");
+    std::filesystem::create_directories(dir / "accuracy");
+    std::ofstream(dir / "accuracy" / "fit-policy.json")
+        << R"({"schema": "ridgeline.fit-policy/1", "origin": "test", "held": [], "held_in_family": ["pytorch-sharded_comm_efficiency"]})";
+    CHECK_THROWS_WITH_AS((void)load_fit_policy(dir), doctest::Contains("held_in_family"), InputError);
 }
 
 TEST_CASE("cross-validation: the shipped stacks carry the borrowed parameters the in-sample fits took") {

@@ -19,7 +19,13 @@ namespace {
 const std::filesystem::path kServeRecords = test::data_file("runs/published-serve-records.json");
 
 app::ValidateOutcome serving_cross_validation() {
-    static const app::ValidateOutcome outcome = app::validate({kServeRecords, "", true, std::nullopt, std::nullopt, test::source_dir()});
+    static const app::ValidateOutcome outcome = [] {
+        app::ValidateRequest request;
+        request.file = kServeRecords;
+        request.cross_validate = true;
+        request.data_dir = test::source_dir();
+        return app::validate(request);
+    }();
     return outcome;
 }
 

@@ -14,6 +14,14 @@ bool is_stack_parameter(const std::string& name) {
     return name == "per_step_overhead_s" || name == "layer_overhead_fraction" || name == "rank_time_cv" || name == "sharded_comm_efficiency";
 }
 
+std::optional<std::pair<std::string, std::string>> family_parameter(const std::string& text) {
+    const std::size_t colon = text.find(':');
+    if (colon == std::string::npos || colon == 0) return std::nullopt;
+    std::pair<std::string, std::string> out{text.substr(0, colon), text.substr(colon + 1)};
+    if (!is_stack_parameter(out.second)) return std::nullopt;
+    return out;
+}
+
 FitPolicy load_fit_policy(const std::filesystem::path& data_dir) {
     const std::filesystem::path path = data_dir / "accuracy" / "fit-policy.json";
     std::error_code ec;
@@ -30,6 +38,9 @@ FitPolicy load_fit_policy(const std::filesystem::path& data_dir) {
     };
     policy.held = names("held");
     policy.held_when_pooled = names("held_when_pooled");
+    policy.held_in_family = root.has("held_in_family") ? root.string_list("held_in_family") : std::vector<std::string>{};
+    for (const std::string& entry : policy.held_in_family)
+        if (!family_parameter(entry)) root.fail("held_in_family", "\"" + entry + "\" is not family:stack_parameter");
     root.allow("scores");
     root.finish();
     return policy;

@@ -2,6 +2,9 @@
 // Reading the held-out residuals (ridgeline.residuals/1) that `validate --cross-validate
 // --write-residuals` writes; the shipped file is accuracy/held-out-residuals.json.
 #include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "accuracy/like_runs.hpp"
@@ -18,12 +21,17 @@ namespace ridgeline {
 
 // The stack parameters the fits hold at no overhead because fitting them raised the cross-validated
 // error (accuracy/fit-policy.json, ridgeline.fit-policy/1, written by scripts/fit_stacks.py): in
-// every fit, or in the fit pooled across families only; none where the data folder has no such file.
+// every fit, in the fit pooled across families only, or in one family's fits; none where the data
+// folder has no such file.
 struct FitPolicy {
     std::vector<std::string> held;              // in every fit
     std::vector<std::string> held_when_pooled;  // in the fit pooled across families only (own and family fits keep them)
+    std::vector<std::string> held_in_family;    // "family:parameter": in that family's own and family fits only
 };
 [[nodiscard]] FitPolicy load_fit_policy(const std::filesystem::path& data_dir);
 [[nodiscard]] bool is_stack_parameter(const std::string& name);
+// "family:parameter" split at its colon; nullopt unless both parts are there and the second is a
+// stack parameter.
+[[nodiscard]] std::optional<std::pair<std::string, std::string>> family_parameter(const std::string& text);
 
 }  // namespace ridgeline

@@ -18,8 +18,9 @@ ValidateOutcome validate(const ValidateRequest& request, const std::function<voi
     if (!request.cross_validate) return outcome;
     // Nothing is fitted on serving runs: a file of them alone is held out as it stands.
     if (std::all_of(records.begin(), records.end(), [](const RunRecord& r) { return r.kind == "serve"; })) {
-        if (request.hold || request.hold_pooled)
-            throw InputError(request.hold ? "--hold" : "--hold-pooled", "", "nothing is fitted on serving records: there is no parameter to hold");
+        if (request.hold || request.hold_pooled || request.hold_in_family)
+            throw InputError(request.hold ? "--hold" : request.hold_pooled ? "--hold-pooled" : "--hold-in-family", "",
+                             "nothing is fitted on serving records: there is no parameter to hold");
         outcome.cross_validation = cross_validate_serving(outcome.result.records);
         return outcome;
     }
@@ -28,7 +29,19 @@ ValidateOutcome validate(const ValidateRequest& request, const std::function<voi
         if (name != "none") outcome.held.everywhere.insert(name);
     for (const std::string& name : request.hold_pooled.value_or(policy.held_when_pooled))
         if (name != "none") outcome.held.when_pooled.insert(name);
-    outcome.cross_validation = cross_validate(build_fit_cases(records, request.data_dir), outcome.held);
+    FitCases cases = build_fit_cases(records, request.data_dir);
+    for (const std::string& entry : request.hold_in_family.value_or(policy.held_in_family)) {
+        if (entry == "none") continue;
+        const auto held = family_parameter(entry);
+        if (!held) throw InputError("--hold-in-family", "", "\"" + entry + "\" is not family:stack_parameter");
+        // The policy's holds of a family these records lack hold nothing here; one asked for is a mistake.
+        if (std::none_of(cases.cases.begin(), cases.cases.end(), [&](const FitCase& c) { return c.scenario.stack.family == held->first; })) {
+            if (!request.hold_in_family) continue;
+            throw InputError("--hold-in-family", "", "no fitted record of " + request.file.string() + " runs a stack of family \"" + held->first + "\"");
+        }
+        outcome.held.in_family[held->first].insert(held->second);
+    }
+    outcome.cross_validation = cross_validate(std::move(cases), outcome.held);
     return outcome;
 }
 

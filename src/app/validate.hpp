@@ -18,9 +18,10 @@ struct ValidateRequest {
     std::filesystem::path file;  // a ridgeline.run-record/1 file
     std::string source;          // only records whose source key contains this ("": all)
     bool cross_validate = false;
-    // Parameters never fitted, and those fitted on a stack's own records only, in place of the fit
-    // policy's lists (accuracy/fit-policy.json); "none" in a list holds nothing.
-    std::optional<std::vector<std::string>> hold, hold_pooled;
+    // Parameters never fitted, those fitted on a stack's own records only, and those held in one
+    // family's fits ("family:parameter"), in place of the fit policy's lists
+    // (accuracy/fit-policy.json); "none" in a list holds nothing.
+    std::optional<std::vector<std::string>> hold, hold_pooled, hold_in_family;
     std::filesystem::path data_dir;
 };
 
@@ -30,7 +31,8 @@ struct ValidateOutcome {
     HeldParameters held;  // what the cross-validation held
 };
 
-// InputError naming the request's field (--source) when no record is left to predict, or the
+// InputError naming the request's field (--source) when no record is left to predict, a family to
+// hold a parameter in that no stack of the records belongs to (--hold-in-family), or the
 // cross-validation's own (fewer than two sources). A file of serving records alone is
 // cross-validated as serving (nothing is fitted on them); elsewhere the training records are.
 // `progress` hears how many records are done.

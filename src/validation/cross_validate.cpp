@@ -93,12 +93,13 @@ RunKind run_kind(const FitCase& c, const std::string& params) {
 // their fit is already of sharded plans, and the share cannot be told from the links'. From the fit
 // pooled across families only the sharded share: its rank_time_cv stands in for the per-layer and
 // per-step costs the fit policy keeps out of it, and borrowed, it cost the cross-validated error.
-StackFit borrow(StackFit fit, const StackFit* wider, const std::string& from) {
+// What the family holds neutral (`held`) stays neutral.
+StackFit borrow(StackFit fit, const StackFit* wider, const std::string& from, const std::set<std::string>& held) {
     if (!wider) return fit;
     const auto has = [](const StackFit& f, const std::string& name) { return std::find(f.fitted.begin(), f.fitted.end(), name) != f.fitted.end(); };
     for (const auto& [name, member] : kStackParamMembers) {
         const bool share = std::string(name) == "sharded_comm_efficiency";
-        if ((from == "pooled" && !share) || (share && fit.sharded_records >= kMinFitRecords)) continue;
+        if ((from == "pooled" && !share) || (share && fit.sharded_records >= kMinFitRecords) || held.count(name)) continue;
         if (!has(fit, name) && has(*wider, name)) {
             fit.params.*member = wider->params.*member;
             fit.fitted.emplace_back(name);
@@ -112,11 +113,11 @@ StackFit borrow(StackFit fit, const StackFit* wider, const std::string& from) {
 // fit of its family's other stacks, else the pooled fit of all records, each rung filling what the
 // one before could not fit (borrow). Never zero overhead. A family shares its code base, so its fit
 // frees what a stack's own fit would; only the pool across families holds the policy's
-// `when_pooled` parameters.
+// `when_pooled` parameters, and only a family's own fits its `in_family` ones.
 class FitLadder {
 public:
     FitLadder(std::vector<FitCase*> cases, const HeldParameters& held)
-        : cases_(std::move(cases)), held_(held.everywhere), pooled_held_(held.everywhere) {
+        : cases_(std::move(cases)), held_(held.everywhere), pooled_held_(held.everywhere), in_family_(held.in_family) {
         pooled_held_.insert(held.when_pooled.begin(), held.when_pooled.end());
     }
     std::pair<StackParams, std::string> params_for(const std::string& stack, const std::string& family) {
@@ -147,7 +148,8 @@ private:
         if (!own_.count(stack)) {
             const auto own = select(cases_, [&](const FitCase& c) { return c.stack == stack; });
             if (static_cast<int>(own.size()) < kMinFitRecords) return nullptr;
-            own_[stack] = borrow(borrow(fit_stack(own, kNeutral, held_), family_fit(family, ""), "family"), &pooled(), "pooled");
+            const std::set<std::string> held = held_in(family);
+            own_[stack] = borrow(borrow(fit_stack(own, kNeutral, held), family_fit(family, ""), "family", held), &pooled(), "pooled", held);
         }
         return &own_.at(stack);
     }
@@ -157,15 +159,23 @@ private:
         const std::string key = family + " without " + without;
         if (!family_.count(key)) {
             const auto kin = select(cases_, [&](const FitCase& c) { return c.stack != without && c.scenario.stack.family == family; });
+            const std::set<std::string> held = held_in(family);
             family_[key] = static_cast<int>(kin.size()) >= kMinFitRecords
-                               ? std::optional(borrow(fit_stack(kin, kNeutral, held_), &pooled(), "pooled"))
+                               ? std::optional(borrow(fit_stack(kin, kNeutral, held), &pooled(), "pooled", held))
                                : std::nullopt;
         }
         return family_[key] ? &*family_[key] : nullptr;
     }
+    // What every fit holds, with what the family's own fits hold too.
+    [[nodiscard]] std::set<std::string> held_in(const std::string& family) const {
+        std::set<std::string> held = held_;
+        if (const auto it = in_family_.find(family); it != in_family_.end()) held.insert(it->second.begin(), it->second.end());
+        return held;
+    }
 
     std::vector<FitCase*> cases_;
     std::set<std::string> held_, pooled_held_;
+    std::map<std::string, std::set<std::string>> in_family_;
     std::map<std::string, StackFit> own_;
     std::map<std::string, std::optional<StackFit>> family_;
     std::optional<StackFit> pooled_;

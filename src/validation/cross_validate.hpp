@@ -46,10 +46,13 @@ struct CrossValidation {
 
 // Parameters held at their neutral value (0, or 1 for the sharded share): in every fit, or only in the
 // fit pooled across families that prices a stack whose family has too few records (what one code
-// base's runs show may not carry over to another's; a family's fit is held as a stack's own is).
+// base's runs show may not carry over to another's; a family's fit is held as a stack's own is), or
+// in one family's fits (its own stacks' and the family's, never borrowed from a wider fit): what its
+// runs cannot tell apart from another overhead must not be carried to its other runs.
 // InputError when the records hold fewer than two sources, or a source with a single record.
 struct HeldParameters {
     std::set<std::string> everywhere, when_pooled;
+    std::map<std::string, std::set<std::string>> in_family;  // family -> parameters
 };
 [[nodiscard]] CrossValidation cross_validate(FitCases cases, const HeldParameters& held = {});
 // Serving records (kind "serve"; the rest are ignored): nothing is fitted on them, so each
