@@ -10,12 +10,12 @@ in the fit pooled across families that prices a stack whose family has too few r
 (`--hold-in-family`, for families of two or more sources: what one code base's runs cannot tell
 apart must not be carried to its other sources), the hold that
 lowers the cross-validated score most first, until any other would raise it: a parameter is kept
-only where fitting it lowers the held-out error. The holds go to accuracy/fit-policy.json, and the
+only where fitting it lowers the held-out error (a hold that leaves the score as it was is taken). The holds go to accuracy/fit-policy.json, and the
 final fit under them is what is written: a stack with records of its own gets its own fit, one without gets its family's pooled
 fit or, with no family records either, the pooled fit of all stacks (never zero overhead). The
 held-out residuals go to accuracy/held-out-residuals.json, which every interval is drawn from.
 
-usage: scripts/fit_stacks.py [RUNS] [--ridgeline build/ridgeline] [--write] [--keep-policy] [--jobs N]
+usage: scripts/fit_stacks.py [RUNS] [--ridgeline build/ridgeline] [--write] [--keep-policy | --resume] [--jobs N]
 """
 import argparse
 import collections
@@ -59,20 +59,23 @@ def main():
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--keep-policy", action="store_true",
                         help="skip the elimination: refit under accuracy/fit-policy.json's holds")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on with the elimination from accuracy/fit-policy.json's holds and scores")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="cross-validations run at once")
     args = parser.parse_args()
 
     # Backward elimination: each step holds the parameter, in the fit pooled across families only or in every fit,
     # whose holding lowers the cross-validated score most, until any further hold would raise it.
     hold, scores = {scope: [] for scope in SCOPES}, {}
-    if args.keep_policy:
+    if args.keep_policy or args.resume:
         policy = json.load(open(os.path.join(ROOT, "accuracy", "fit-policy.json")))
         hold = {scope: policy.get(scope, []) for scope in SCOPES}
         scores = policy.get("scores", {})
-    else:
+    if not args.keep_policy:
         best, doc = cross_validate(args.ridgeline, args.runs, hold)
-        scores["nothing held"] = round(best, 4)
-        print("fitted: %s; cross-validated score (median + 0.5 x p90) %.4f" % (", ".join(PARAMS), best))
+        if not args.resume:
+            scores["nothing held"] = round(best, 4)
+        print("fitted: %s; held: %s; cross-validated score (median + 0.5 x p90) %.6f" % (", ".join(PARAMS), hold, best))
     while not args.keep_policy:
         candidates = []
         for name in PARAMS:
@@ -106,13 +109,15 @@ def main():
             runs = list(pool.map(lambda c: cross_validate(args.ridgeline, args.runs, c[2]), candidates))
         trials = []
         for (name, scope, trial), (score, trial_doc) in zip(candidates, runs):
-            print("  %s %s: %.4f" % (scope, name, score), flush=True)
+            print("  %s %s: %.6f" % (scope, name, score), flush=True)
             trials.append((score, name, scope, trial, trial_doc))
-        if not trials or min(t[0] for t in trials) >= best - 1e-9:
+        # A parameter earns its place only by lowering the held-out error: a hold that leaves the score
+        # as it was (the parameter moves no held-out prediction) is taken too.
+        if not trials or min(t[0] for t in trials) > best + 1e-9:
             break
         best, name, scope, hold, doc = min(trials, key=lambda t: t[0])
         scores["; ".join("%s: %s" % (k, ", ".join(v)) for k, v in hold.items() if v)] = round(best, 4)
-        print("%s: %s; score %.4f" % (scope, name, best), flush=True)
+        print("%s: %s; score %.6f" % (scope, name, best), flush=True)
     held = hold["held"]
     residuals = os.path.join(ROOT, "accuracy", "held-out-residuals.json") if args.write else None
     _, doc = cross_validate(args.ridgeline, args.runs, hold, residuals)

@@ -241,6 +241,42 @@ TEST_CASE("cross-validation: a family's own hold keeps its fits neutral and borr
     CHECK(deepspeed.at("sharded_comm_efficiency").get<double>() < 1.0);
 }
 
+TEST_CASE("cross-validation: plain PyTorch's sharded share, held in its family, carries from one or two nodes to twelve") {
+    // The family's three sources: IBM's fms-fsdp (96-128 GPUs, 12-16 nodes), Ai2's OLMo-core and TinyLlama (one
+    // or two nodes). Fitted on the small runs, the share of the link rate FSDP's collectives reach
+    // stands in for what those runs cannot tell it from, and carried to twelve nodes it prices fms-fsdp's
+    // full-recompute 34B and 70B H100 runs a third too slow; held at the link rate in the family, as the fit
+    // policy's elimination chose on the whole dev set, they come within the issue's 20% (the family's held-out
+    // median and p90 go from 10.1% and 39.1% to 4.3% and 20.6%; its A100 70B run, 16 nodes, from -40% to -21%).
+    const std::string family = dev_subset("pytorch-family", [](const nlohmann::json& r) {
+        const std::string key = r.at("source").at("key");
+        return key == "ibm_fms_fsdp_2024" || key == "allenai_olmo_core_readme_2024-11" || key == "tinyllama_readme_2023-09";
+    });
+    const auto run = [&](const std::string& flags) {
+        const auto result = test::run_ridgeline("validate " + family + " --cross-validate --hold-pooled none " + flags + " --json");
+        INFO(result.err);
+        REQUIRE(result.exit_code == 0);
+        return nlohmann::json::parse(result.out).at("cross_validation");
+    };
+    const auto score = [](const nlohmann::json& cv) {
+        return cv.at("overall").at("median_abs_error").get<double>() + 0.5 * cv.at("overall").at("p90_abs_error").get<double>();
+    };
+    const auto error_of = [](const nlohmann::json& cv, const std::string& id) {
+        for (const auto& r : cv.at("records"))
+            if (r.at("id") == id) return r.at("error").get<double>();
+        FAIL("no record " << id);
+        return 0.0;
+    };
+    const nlohmann::json fitted = run("--hold-in-family none");
+    const nlohmann::json held = run("--hold-in-family pytorch:sharded_comm_efficiency");
+    CHECK(score(held) < score(fitted));
+    for (const char* id : {"fms-fsdp-34b-h100-sxm-96gpu-fsdp-ac-bs2-cf6e42c", "fms-fsdp-70b-h100-sxm-96gpu-fsdp-ac-bs2-cf6e42c"}) {
+        CAPTURE(id);
+        CHECK(error_of(fitted, id) < -0.25);
+        CHECK(std::abs(error_of(held, id)) <= 0.20);
+    }
+}
+
 TEST_CASE("bad input: a family hold that names no family of the records, or no stack parameter, is refused") {
     const std::string tables = narayanan_tables("bad-hold");
     test::expect_refusal("validate " + tables + " --cross-validate --hold-in-family megatron", {"--hold-in-family", "family:stack_parameter"});
